@@ -1,0 +1,50 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "Hoard",
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11)],
+    products: [
+        .library(name: "Hoard", targets: ["Hoard"]),
+        .executable(name: "hoard", targets: ["HoardCommand"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+    ],
+    targets: [
+        // System libraries: the package manager suggests these packages when a header is missing.
+        .systemLibrary(
+            name: "CHoardPNG",
+            pkgConfig: "libpng",
+            providers: [.apt(["libpng-dev"]), .brew(["libpng"])]
+        ),
+        .systemLibrary(
+            name: "CHoardJPEG",
+            pkgConfig: "libjpeg",
+            providers: [.apt(["libjpeg-dev"]), .brew(["jpeg-turbo"])]
+        ),
+        // All of libpng and libjpeg (and every setjmp/longjmp) lives in this C target.
+        .target(
+            name: "CHoardCodecs",
+            dependencies: ["CHoardPNG", "CHoardJPEG"]
+        ),
+        .target(
+            name: "Hoard",
+            dependencies: [
+                "CHoardCodecs",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "HoardCommand",
+            dependencies: ["Hoard"]
+        ),
+        .testTarget(
+            name: "HoardTests",
+            dependencies: ["Hoard", "CHoardCodecs"]
+        ),
+    ]
+)

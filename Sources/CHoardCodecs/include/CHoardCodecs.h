@@ -1,0 +1,131 @@
+// CHoardCodecs: Hoard's only contact with libpng and libjpeg(-turbo).
+//
+// Every setjmp/longjmp, libjpeg error_exit and libpng error callback lives in the .c files of this
+// target: a longjmp across Swift frames is undefined behaviour. Swift sees only the prefixed
+// functions and plain structs below; no libpng or libjpeg type leaks out. Every function reports
+// failure through a status code and the library's own message text: nothing here exits or prints.
+
+#ifndef CHOARD_CODECS_H
+#define CHOARD_CODECS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// What went wrong, if anything.
+typedef enum {
+    HOARD_CODEC_OK = 0,
+    /// A caller error: null pointer, zero size, bad channel count or quality, short buffer.
+    HOARD_CODEC_INVALID_ARGUMENT = 1,
+    /// The library rejected the data; `message` holds its text.
+    HOARD_CODEC_MALFORMED = 2,
+    /// The data ended before the image did.
+    HOARD_CODEC_TRUNCATED = 3,
+    /// The header declares more pixels than the caller allows (`hoard_image_info` holds the size).
+    HOARD_CODEC_TOO_LARGE = 4,
+    /// The library could not allocate memory, or hit the memory cap the caller set.
+    HOARD_CODEC_OUT_OF_MEMORY = 5,
+    /// Valid data this build cannot decode (12-bit or lossless JPEG, for example).
+    HOARD_CODEC_UNSUPPORTED = 6,
+} hoard_codec_status;
+
+#define HOARD_CODEC_MESSAGE_CAPACITY 200
+#define HOARD_CODEC_WARNINGS_CAPACITY 1024
+
+/// The outcome of a call: a status, the library's error text, and the warnings it emitted.
+typedef struct {
+    int status;
+    /// NUL-terminated; empty when `status` is `HOARD_CODEC_OK`.
+    char message[HOARD_CODEC_MESSAGE_CAPACITY];
+    /// NUL-terminated, one warning per line; cut at the capacity (`warning_count` still counts all).
+    char warnings[HOARD_CODEC_WARNINGS_CAPACITY];
+    int warning_count;
+} hoard_codec_result;
+
+/// Decoding settings shared by both formats.
+typedef struct {
+    /// Refuse images whose header declares more than this many pixels; 0 means no limit.
+    uint64_t max_pixels;
+    /// JPEG only: DCT scaling denominator, 1, 2, 4 or 8 (0 is read as 1). Ignored when
+    /// `target_size` is set.
+    uint32_t scale_denominator;
+    /// JPEG only: pick the smallest DCT scale (1/8, 1/4, 1/2, 1/1) whose longest side is still at
+    /// least this many pixels; 0 means use `scale_denominator`.
+    uint32_t target_size;
+    /// JPEG only: accept data that ends early (libjpeg's "Premature end of JPEG file").
+    int allow_truncated;
+    /// Fail on any warning, not only on truncation.
+    int warnings_are_errors;
+    /// JPEG only: refuse progressive files with more scans than this; 0 means no limit.
+    uint32_t max_scans;
+} hoard_decode_options;
+
+/// What a decoder learned from the header.
+typedef struct {
+    /// The size the header declares.
+    uint32_t declared_width;
+    uint32_t declared_height;
+    /// The size of the pixels `*_decoder_read` writes (smaller than declared when DCT scaling applies).
+    uint32_t width;
+    uint32_t height;
+    /// Interleaved 8-bit channels per pixel: 1 gray, 2 gray+alpha, 3 RGB, 4 RGBA.
+    uint32_t channels;
+} hoard_image_info;
+
+/// Frees a buffer returned by an encoder.
+void hoard_codec_free(void *buffer);
+
+// MARK: - PNG
+
+typedef struct hoard_png_decoder hoard_png_decoder;
+
+/// Reads the PNG header of `data` and sets up 8-bit output in 1-4 channels (palette expanded,
+/// tRNS turned into alpha, 16-bit reduced to its high byte, interlacing undone, gamma not applied).
+/// `data` must stay valid until the decoder is destroyed. Returns NULL on failure.
+hoard_png_decoder *hoard_png_decoder_create(const uint8_t *data, size_t size,
+                                            const hoard_decode_options *options,
+                                            hoard_image_info *info, hoard_codec_result *result);
+/// Decodes all pixels into `pixels` (`width * height * channels` bytes, tightly packed).
+/// The decoder cannot be read twice. Returns a `hoard_codec_status`.
+int hoard_png_decoder_read(hoard_png_decoder *decoder, uint8_t *pixels, size_t capacity,
+                           hoard_codec_result *result);
+void hoard_png_decoder_destroy(hoard_png_decoder *decoder);
+
+/// Encodes 8-bit pixels (1-4 channels, tightly packed) as PNG at zlib `compression_level` 0-9.
+/// On success `*output` is a buffer to release with `hoard_codec_free`.
+int hoard_png_encode(const uint8_t *pixels, uint32_t width, uint32_t height, uint32_t channels,
+                     int compression_level, uint8_t **output, size_t *output_size,
+                     hoard_codec_result *result);
+
+// MARK: - JPEG
+
+typedef struct hoard_jpeg_decoder hoard_jpeg_decoder;
+
+/// Reads the JPEG header of `data` and sets up 8-bit output: gray (1 channel) or RGB (3; CMYK and
+/// YCCK are converted). `data` must stay valid until the decoder is destroyed. Returns NULL on failure.
+hoard_jpeg_decoder *hoard_jpeg_decoder_create(const uint8_t *data, size_t size,
+                                              const hoard_decode_options *options,
+                                              hoard_image_info *info, hoard_codec_result *result);
+/// The body of the first APP1 "Exif" segment (starting at the TIFF header), if there is one.
+/// Returns 1 and sets `bytes`/`length` (valid while the decoder lives), else returns 0.
+int hoard_jpeg_decoder_exif(const hoard_jpeg_decoder *decoder, const uint8_t **bytes, size_t *length);
+/// Decodes all pixels into `pixels` (`width * height * channels` bytes, tightly packed).
+/// The decoder cannot be read twice. Returns a `hoard_codec_status`.
+int hoard_jpeg_decoder_read(hoard_jpeg_decoder *decoder, uint8_t *pixels, size_t capacity,
+                            hoard_codec_result *result);
+void hoard_jpeg_decoder_destroy(hoard_jpeg_decoder *decoder);
+
+/// Encodes 8-bit gray (1 channel) or RGB (3 channels) pixels as baseline JPEG, 4:2:0 chroma
+/// subsampling for RGB, at `quality` 1-100. On success `*output` is a buffer to release with
+/// `hoard_codec_free`.
+int hoard_jpeg_encode(const uint8_t *pixels, uint32_t width, uint32_t height, uint32_t channels,
+                      int quality, uint8_t **output, size_t *output_size, hoard_codec_result *result);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,345 @@
+// libjpeg(-turbo) behind hoard_jpeg_*: every setjmp, longjmp and error_exit stays in this file.
+#include "result.h"
+
+#include <limits.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jpeglib.h>
+#include <jerror.h>
+
+// MARK: - Error and progress managers
+
+/// libjpeg's error manager, extended with the jump target and the caller's policy.
+typedef struct {
+    struct jpeg_error_mgr pub;
+    jmp_buf jump;
+    hoard_codec_result *result;
+    int allow_truncated;
+    int warnings_are_errors;
+} hoard_jpeg_errors;
+
+/// A progress monitor that refuses progressive files with too many scans (each scan costs a pass
+/// over the whole coefficient buffer, so a few hundred tiny scans make a cheap denial of service).
+typedef struct {
+    struct jpeg_progress_mgr pub;
+    uint32_t max_scans;
+} hoard_jpeg_progress;
+
+static int hoard_jpeg_status_for(int message_code) {
+    switch (message_code) {
+    case JERR_OUT_OF_MEMORY:
+    case JERR_NO_BACKING_STORE:
+        return HOARD_CODEC_OUT_OF_MEMORY;
+    case JERR_BAD_PRECISION:
+    case JERR_SOF_UNSUPPORTED:
+    case JERR_NOT_COMPILED:
+        return HOARD_CODEC_UNSUPPORTED;
+    default:
+        return HOARD_CODEC_MALFORMED;
+    }
+}
+
+static void hoard_jpeg_fail(j_common_ptr cinfo, int status, const char *message) {
+    hoard_jpeg_errors *errors = (hoard_jpeg_errors *)cinfo->err;
+    hoard_result_fail(errors->result, status, message);
+    longjmp(errors->jump, 1);
+}
+
+static void hoard_jpeg_on_error_exit(j_common_ptr cinfo) {
+    char message[JMSG_LENGTH_MAX];
+    (*cinfo->err->format_message)(cinfo, message);
+    hoard_jpeg_fail(cinfo, hoard_jpeg_status_for(cinfo->err->msg_code), message);
+}
+
+static void hoard_jpeg_on_emit_message(j_common_ptr cinfo, int level) {
+    if (level >= 0) return; // trace messages
+    hoard_jpeg_errors *errors = (hoard_jpeg_errors *)cinfo->err;
+    char message[JMSG_LENGTH_MAX];
+    (*cinfo->err->format_message)(cinfo, message);
+    cinfo->err->num_warnings++;
+    hoard_result_add_warning(errors->result, message);
+    if (cinfo->err->msg_code == JWRN_JPEG_EOF && !errors->allow_truncated) {
+        hoard_jpeg_fail(cinfo, HOARD_CODEC_TRUNCATED, message);
+    }
+    if (errors->warnings_are_errors) hoard_jpeg_fail(cinfo, HOARD_CODEC_MALFORMED, message);
+}
+
+static void hoard_jpeg_on_output_message(j_common_ptr cinfo) { (void)cinfo; /* never print */ }
+
+static void hoard_jpeg_on_progress(j_common_ptr cinfo) {
+    hoard_jpeg_progress *progress = (hoard_jpeg_progress *)cinfo->progress;
+    if (!cinfo->is_decompressor || progress->max_scans == 0) return;
+    int scan = ((j_decompress_ptr)cinfo)->input_scan_number;
+    if (scan > 0 && (uint32_t)scan > progress->max_scans) {
+        char message[JMSG_LENGTH_MAX];
+        snprintf(message, sizeof message, "JPEG has more than %u scans", (unsigned)progress->max_scans);
+        hoard_jpeg_fail(cinfo, HOARD_CODEC_MALFORMED, message);
+    }
+}
+
+static void hoard_jpeg_install_errors(hoard_jpeg_errors *errors, hoard_codec_result *result) {
+    jpeg_std_error(&errors->pub);
+    errors->pub.error_exit = hoard_jpeg_on_error_exit;
+    errors->pub.emit_message = hoard_jpeg_on_emit_message;
+    errors->pub.output_message = hoard_jpeg_on_output_message;
+    errors->result = result;
+}
+
+/// After a longjmp the status must say what failed.
+static int hoard_jpeg_failed(hoard_codec_result *result) {
+    if (result->status == HOARD_CODEC_OK) {
+        hoard_result_fail(result, HOARD_CODEC_MALFORMED, "libjpeg failed without a message");
+    }
+    return result->status;
+}
+
+// MARK: - Decoding
+
+struct hoard_jpeg_decoder {
+    struct jpeg_decompress_struct cinfo;
+    hoard_jpeg_errors errors;
+    hoard_jpeg_progress progress;
+    int created;
+    int consumed;
+    /// The output is CMYK from libjpeg and is converted to RGB row by row.
+    int from_cmyk;
+    /// Adobe CMYK files store inverted values (0 means full ink).
+    int cmyk_inverted;
+    uint32_t channels;
+};
+
+void hoard_jpeg_decoder_destroy(hoard_jpeg_decoder *decoder) {
+    if (decoder == NULL) return;
+    if (decoder->created) jpeg_destroy_decompress(&decoder->cinfo);
+    free(decoder);
+}
+
+hoard_jpeg_decoder *hoard_jpeg_decoder_create(const uint8_t *data, size_t size,
+                                              const hoard_decode_options *options,
+                                              hoard_image_info *info, hoard_codec_result *result) {
+    if (result == NULL) return NULL;
+    hoard_result_reset(result);
+    uint32_t denominator = options ? (options->scale_denominator ? options->scale_denominator : 1) : 1;
+    if (data == NULL || size == 0 || size > ULONG_MAX || options == NULL || info == NULL ||
+        (denominator != 1 && denominator != 2 && denominator != 4 && denominator != 8)) {
+        hoard_result_fail(result, HOARD_CODEC_INVALID_ARGUMENT,
+                          "no JPEG data, no options, or a scale other than 1/1, 1/2, 1/4, 1/8");
+        return NULL;
+    }
+    memset(info, 0, sizeof *info);
+    hoard_jpeg_decoder *decoder = calloc(1, sizeof *decoder);
+    if (decoder == NULL) {
+        hoard_result_fail(result, HOARD_CODEC_OUT_OF_MEMORY, "Out of memory creating the JPEG decoder");
+        return NULL;
+    }
+    j_decompress_ptr cinfo = &decoder->cinfo;
+    cinfo->err = &decoder->errors.pub;
+    hoard_jpeg_install_errors(&decoder->errors, result);
+    decoder->errors.allow_truncated = options->allow_truncated;
+    decoder->errors.warnings_are_errors = options->warnings_are_errors;
+    if (setjmp(decoder->errors.jump)) {
+        hoard_jpeg_failed(result);
+        hoard_jpeg_decoder_destroy(decoder);
+        return NULL;
+    }
+    jpeg_create_decompress(cinfo);
+    decoder->created = 1;
+    decoder->progress.pub.progress_monitor = hoard_jpeg_on_progress;
+    decoder->progress.max_scans = options->max_scans;
+    cinfo->progress = &decoder->progress.pub;
+    jpeg_save_markers(cinfo, JPEG_APP0 + 1, 0xFFFF);
+    jpeg_mem_src(cinfo, (unsigned char *)data, (unsigned long)size);
+    jpeg_read_header(cinfo, TRUE);
+
+    info->declared_width = cinfo->image_width;
+    info->declared_height = cinfo->image_height;
+    if (!hoard_pixel_count_allowed(cinfo->image_width, cinfo->image_height, options->max_pixels)) {
+        char message[HOARD_CODEC_MESSAGE_CAPACITY];
+        snprintf(message, sizeof message, "JPEG declares %u x %u pixels, more than the limit of %llu",
+                 (unsigned)cinfo->image_width, (unsigned)cinfo->image_height,
+                 (unsigned long long)options->max_pixels);
+        hoard_result_fail(result, HOARD_CODEC_TOO_LARGE, message);
+        hoard_jpeg_decoder_destroy(decoder);
+        return NULL;
+    }
+    if (options->max_pixels > 0) {
+        // Cap libjpeg's own allocations (a progressive file keeps every coefficient: up to 8 bytes
+        // per pixel for 4 components at 4:4:4) so a lying header cannot take more than its limit allows.
+        uint64_t cap = options->max_pixels * 8 + 16 * 1024 * 1024;
+        cinfo->mem->max_memory_to_use = cap > (uint64_t)LONG_MAX ? LONG_MAX : (long)cap;
+    }
+    switch (cinfo->jpeg_color_space) {
+    case JCS_GRAYSCALE:
+        cinfo->out_color_space = JCS_GRAYSCALE;
+        decoder->channels = 1;
+        break;
+    case JCS_CMYK:
+    case JCS_YCCK:
+        cinfo->out_color_space = JCS_CMYK;
+        decoder->from_cmyk = 1;
+        decoder->cmyk_inverted = cinfo->saw_Adobe_marker;
+        decoder->channels = 3;
+        break;
+    default:
+        cinfo->out_color_space = JCS_EXT_RGB;
+        decoder->channels = 3;
+        break;
+    }
+    if (options->target_size > 0) {
+        // Output sides are ceil(side / denominator); keep the longest one at least the target.
+        uint64_t longest = cinfo->image_width > cinfo->image_height ? cinfo->image_width : cinfo->image_height;
+        denominator = 8;
+        while (denominator > 1 && (longest + denominator - 1) / denominator < options->target_size) {
+            denominator /= 2;
+        }
+    }
+    cinfo->scale_num = 1;
+    cinfo->scale_denom = denominator;
+    jpeg_calc_output_dimensions(cinfo);
+    info->width = cinfo->output_width;
+    info->height = cinfo->output_height;
+    info->channels = decoder->channels;
+    return decoder;
+}
+
+int hoard_jpeg_decoder_exif(const hoard_jpeg_decoder *decoder, const uint8_t **bytes, size_t *length) {
+    if (decoder == NULL || bytes == NULL || length == NULL) return 0;
+    for (jpeg_saved_marker_ptr marker = decoder->cinfo.marker_list; marker; marker = marker->next) {
+        if (marker->marker == JPEG_APP0 + 1 && marker->data_length >= 6 &&
+            memcmp(marker->data, "Exif\0\0", 6) == 0) {
+            *bytes = marker->data + 6;
+            *length = marker->data_length - 6;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/// CMYK (inverted when Adobe wrote it) to RGB: each colour channel times the key, both as ink-free.
+static void hoard_cmyk_row_to_rgb(const JSAMPLE *cmyk, uint8_t *rgb, uint32_t width, int inverted) {
+    for (uint32_t x = 0; x < width; x++) {
+        unsigned c = cmyk[0], m = cmyk[1], y = cmyk[2], k = cmyk[3];
+        if (!inverted) {
+            c = 255 - c;
+            m = 255 - m;
+            y = 255 - y;
+            k = 255 - k;
+        }
+        rgb[0] = (uint8_t)((c * k + 127) / 255);
+        rgb[1] = (uint8_t)((m * k + 127) / 255);
+        rgb[2] = (uint8_t)((y * k + 127) / 255);
+        cmyk += 4;
+        rgb += 3;
+    }
+}
+
+int hoard_jpeg_decoder_read(hoard_jpeg_decoder *decoder, uint8_t *pixels, size_t capacity,
+                            hoard_codec_result *result) {
+    if (result == NULL) return HOARD_CODEC_INVALID_ARGUMENT;
+    if (decoder == NULL || pixels == NULL || decoder->consumed) {
+        hoard_result_fail(result, HOARD_CODEC_INVALID_ARGUMENT, "no JPEG decoder, no buffer, or already read");
+        return result->status;
+    }
+    decoder->consumed = 1;
+    decoder->errors.result = result;
+    j_decompress_ptr cinfo = &decoder->cinfo;
+    size_t stride = (size_t)cinfo->output_width * decoder->channels;
+    if (stride == 0 || capacity / stride < cinfo->output_height) {
+        hoard_result_fail(result, HOARD_CODEC_INVALID_ARGUMENT, "JPEG pixel buffer is too small");
+        return result->status;
+    }
+    if (setjmp(decoder->errors.jump)) {
+        return hoard_jpeg_failed(result);
+    }
+    jpeg_start_decompress(cinfo);
+    if (decoder->from_cmyk) {
+        // Freed with the decompressor, also after a longjmp.
+        JSAMPARRAY row = (*cinfo->mem->alloc_sarray)((j_common_ptr)cinfo, JPOOL_IMAGE,
+                                                     cinfo->output_width * 4, 1);
+        while (cinfo->output_scanline < cinfo->output_height) {
+            uint8_t *destination = pixels + (size_t)cinfo->output_scanline * stride;
+            if (jpeg_read_scanlines(cinfo, row, 1) == 1) {
+                hoard_cmyk_row_to_rgb(row[0], destination, cinfo->output_width, decoder->cmyk_inverted);
+            }
+        }
+    } else {
+        JSAMPROW rows[16];
+        while (cinfo->output_scanline < cinfo->output_height) {
+            JDIMENSION count = cinfo->output_height - cinfo->output_scanline;
+            if (count > 16) count = 16;
+            for (JDIMENSION i = 0; i < count; i++) {
+                rows[i] = pixels + (size_t)(cinfo->output_scanline + i) * stride;
+            }
+            jpeg_read_scanlines(cinfo, rows, count);
+        }
+    }
+    jpeg_finish_decompress(cinfo);
+    return HOARD_CODEC_OK;
+}
+
+// MARK: - Encoding
+
+typedef struct {
+    struct jpeg_compress_struct cinfo;
+    hoard_jpeg_errors errors;
+    unsigned char *buffer;
+    unsigned long size;
+} hoard_jpeg_encoder;
+
+int hoard_jpeg_encode(const uint8_t *pixels, uint32_t width, uint32_t height, uint32_t channels,
+                      int quality, uint8_t **output, size_t *output_size, hoard_codec_result *result) {
+    if (result == NULL) return HOARD_CODEC_INVALID_ARGUMENT;
+    hoard_result_reset(result);
+    if (pixels == NULL || output == NULL || output_size == NULL || width == 0 || height == 0 ||
+        width > JPEG_MAX_DIMENSION || height > JPEG_MAX_DIMENSION || (channels != 1 && channels != 3) ||
+        quality < 1 || quality > 100) {
+        hoard_result_fail(result, HOARD_CODEC_INVALID_ARGUMENT,
+                          "JPEG encoding needs pixels, a size up to 65500, 1 or 3 channels and a quality of 1-100");
+        return result->status;
+    }
+    *output = NULL;
+    *output_size = 0;
+    // On the heap: libjpeg changes the buffer fields between setjmp and a possible longjmp.
+    hoard_jpeg_encoder *encoder = calloc(1, sizeof *encoder);
+    if (encoder == NULL) {
+        hoard_result_fail(result, HOARD_CODEC_OUT_OF_MEMORY, "Out of memory creating the JPEG encoder");
+        return result->status;
+    }
+    j_compress_ptr cinfo = &encoder->cinfo;
+    cinfo->err = &encoder->errors.pub;
+    hoard_jpeg_install_errors(&encoder->errors, result);
+    if (setjmp(encoder->errors.jump)) {
+        jpeg_destroy_compress(cinfo);
+        free(encoder->buffer);
+        free(encoder);
+        return hoard_jpeg_failed(result);
+    }
+    jpeg_create_compress(cinfo);
+    jpeg_mem_dest(cinfo, &encoder->buffer, &encoder->size);
+    cinfo->image_width = width;
+    cinfo->image_height = height;
+    cinfo->input_components = (int)channels;
+    cinfo->in_color_space = channels == 1 ? JCS_GRAYSCALE : JCS_EXT_RGB;
+    jpeg_set_defaults(cinfo); // 4:2:0 for colour, Huffman tables from the standard, baseline
+    jpeg_set_quality(cinfo, quality, TRUE);
+    jpeg_start_compress(cinfo, TRUE);
+    size_t stride = (size_t)width * channels;
+    JSAMPROW rows[16];
+    while (cinfo->next_scanline < cinfo->image_height) {
+        JDIMENSION count = cinfo->image_height - cinfo->next_scanline;
+        if (count > 16) count = 16;
+        for (JDIMENSION i = 0; i < count; i++) {
+            rows[i] = (JSAMPROW)(pixels + (size_t)(cinfo->next_scanline + i) * stride);
+        }
+        jpeg_write_scanlines(cinfo, rows, count);
+    }
+    jpeg_finish_compress(cinfo);
+    jpeg_destroy_compress(cinfo);
+    *output = encoder->buffer;
+    *output_size = encoder->size;
+    free(encoder);
+    return HOARD_CODEC_OK;
+}

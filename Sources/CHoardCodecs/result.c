@@ -1,0 +1,38 @@
+#include "result.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void hoard_codec_free(void *buffer) { free(buffer); }
+
+void hoard_result_reset(hoard_codec_result *result) {
+    result->status = HOARD_CODEC_OK;
+    result->message[0] = '\0';
+    result->warnings[0] = '\0';
+    result->warning_count = 0;
+}
+
+void hoard_result_fail(hoard_codec_result *result, int status, const char *message) {
+    // Keep the first failure: later ones are usually consequences of it.
+    if (result->status != HOARD_CODEC_OK) return;
+    result->status = status;
+    strncpy(result->message, message ? message : "", HOARD_CODEC_MESSAGE_CAPACITY - 1);
+    result->message[HOARD_CODEC_MESSAGE_CAPACITY - 1] = '\0';
+}
+
+void hoard_result_add_warning(hoard_codec_result *result, const char *message) {
+    result->warning_count += 1;
+    size_t used = strlen(result->warnings);
+    size_t length = strlen(message);
+    // One line per warning; the count keeps counting when the text no longer fits.
+    if (used + length + 2 > HOARD_CODEC_WARNINGS_CAPACITY) return;
+    memcpy(result->warnings + used, message, length);
+    result->warnings[used + length] = '\n';
+    result->warnings[used + length + 1] = '\0';
+}
+
+int hoard_pixel_count_allowed(uint64_t width, uint64_t height, uint64_t max_pixels) {
+    if (max_pixels == 0) return 1;
+    // Both factors fit in 32 bits, so the product cannot overflow 64.
+    return width * height <= max_pixels;
+}

@@ -1,0 +1,55 @@
+import Foundation
+
+/// A value that a cache can turn into bytes and back.
+///
+/// Conformances ship for `String` (UTF-8), `Data` (as is), ``Image`` (PNG when it has alpha, else
+/// JPEG), and a few scalars. Any `Codable` type gets a JSON encoding by declaring the conformance
+/// alone, and so do arrays and dictionaries of such values:
+///
+/// ```swift
+/// struct Profile: Codable, Cachable {
+///     var name: String
+///     var visits: Int
+/// }
+/// let bytes = try Profile(name: "Ada", visits: 3).encode()
+/// let again = try Profile.decode(bytes)
+/// ```
+public protocol Cachable: Sendable {
+    /// The bytes that represent this value in a cache.
+    ///
+    /// - Throws: ``CachableError`` (or the encoder's error) when the value cannot be represented.
+    func encode() throws -> Data
+
+    /// Rebuilds a value from bytes that ``encode()`` produced.
+    ///
+    /// Bytes that do not form a valid value throw; they never come back as a wrong value.
+    ///
+    /// - Throws: ``CachableError``.
+    static func decode(_ data: Data) throws -> Self
+}
+
+extension Cachable where Self: Codable {
+    /// Encodes the value as JSON (keys sorted, so equal values give equal bytes).
+    ///
+    /// - Throws: ``CachableError/encodingFailed(type:reason:)``.
+    public func encode() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        do {
+            return try encoder.encode(self)
+        } catch {
+            throw CachableError.encodingFailed(type: String(reflecting: Self.self), reason: String(describing: error))
+        }
+    }
+
+    /// Decodes the value from JSON.
+    ///
+    /// - Throws: ``CachableError/decodingFailed(type:reason:)`` naming the type and what did not fit.
+    public static func decode(_ data: Data) throws -> Self {
+        do {
+            return try JSONDecoder().decode(Self.self, from: data)
+        } catch {
+            throw CachableError.decodingFailed(type: String(reflecting: Self.self), reason: String(describing: error))
+        }
+    }
+}

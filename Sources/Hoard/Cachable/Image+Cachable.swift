@@ -1,0 +1,21 @@
+import Foundation
+
+extension Image: Cachable {
+    /// The JPEG quality ``Image`` uses when a cache stores an opaque image: 90.
+    public static let cacheJPEGQuality = 90
+
+    /// PNG when the image has alpha (lossless), else JPEG at ``cacheJPEGQuality`` (lossy: the value
+    /// read back is close to, not equal to, the one stored).
+    ///
+    /// - Throws: ``ImageError``.
+    public func encode() throws -> Data {
+        hasAlpha ? try pngData() : try jpegData(quality: Self.cacheJPEGQuality)
+    }
+
+    /// Decodes PNG or JPEG bytes with the default ``DecodingOptions``.
+    ///
+    /// - Throws: ``ImageError``.
+    public static func decode(_ data: Data) throws -> Image {
+        try Image(data: data)
+    }
+}

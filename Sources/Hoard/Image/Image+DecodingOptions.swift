@@ -1,0 +1,54 @@
+extension Image {
+    /// How ``Image/init(data:options:)`` decodes: limits, decode-time downscaling, orientation,
+    /// and how strict to be about damaged data.
+    ///
+    /// ```swift
+    /// var options = Image.DecodingOptions()
+    /// options.targetSize = 256          // let libjpeg decode at 1/2, 1/4 or 1/8 scale
+    /// let preview = try Image(data: bytes, options: options)
+    /// ```
+    public struct DecodingOptions: Sendable, Hashable {
+        /// The default pixel limit: 64 megapixels.
+        public static let defaultMaximumPixelCount = 64_000_000
+
+        /// The largest `width * height` a header may declare. Checked from the header, before any
+        /// pixel memory is allocated; larger images throw ``ImageError/tooLarge(_:width:height:maximumPixelCount:)``.
+        public var maximumPixelCount: Int = Self.defaultMaximumPixelCount
+
+        /// The longest side the caller wants in the end, or `nil` for full size.
+        ///
+        /// JPEG decoding then uses libjpeg's DCT scaling (1/2, 1/4 or 1/8), picking the smallest
+        /// scale whose longest side is still at least `targetSize`, so the full-size raster is never
+        /// allocated. The result is therefore between `targetSize` and twice it (or full size when
+        /// smaller); follow with ``Image/resized(toFit:filter:)`` for the exact size. PNG has no such
+        /// scaling and decodes at full size.
+        public var targetSize: Int?
+
+        /// Whether to turn JPEG pixels upright according to their EXIF orientation (1-8). Default `true`.
+        public var appliesOrientation: Bool = true
+
+        /// Whether data that ends early may decode (libjpeg fills the rest with gray). Default
+        /// `false`: truncation throws ``ImageError/truncated(_:message:)``.
+        public var allowsTruncatedData: Bool = false
+
+        /// Whether any decoder warning (for example libjpeg's "Corrupt JPEG data: extraneous bytes
+        /// before marker") fails the decode. Default `false`: warnings are reported by
+        /// ``Image/decodeReportingWarnings(_:options:)``.
+        public var treatsWarningsAsErrors: Bool = false
+
+        /// The most scans a progressive JPEG may have. Real files have about ten; hostile ones have
+        /// thousands, each of which costs a pass over the whole image.
+        public var maximumScanCount: Int = 1_000
+
+        /// Creates options with the defaults: 64 MP limit, full size, orientation applied, strict
+        /// about truncation, lenient about other warnings.
+        public init() {}
+
+        /// Creates options for decoding straight to a size close to `targetSize`.
+        ///
+        /// - Parameter targetSize: The longest side wanted after a final resize.
+        public init(targetSize: Int?) {
+            self.targetSize = targetSize
+        }
+    }
+}
