@@ -111,6 +111,37 @@ struct hoard_jpeg_decoder {
     uint32_t channels;
 };
 
+/// Walks the marker segments up to the first SOFn and reads the size it declares, without libjpeg,
+/// so the pixel limit holds even for a file that stops before its first scan. Returns 0 when no
+/// SOF comes before SOS or the end of the data.
+static int hoard_jpeg_peek_size(const uint8_t *data, size_t size, uint32_t *width, uint32_t *height) {
+    size_t offset = 2; // after SOI
+    while (offset + 4 <= size) {
+        if (data[offset] != 0xFF) return 0;
+        uint8_t marker = data[offset + 1];
+        if (marker == 0xFF) { // fill byte
+            offset += 1;
+            continue;
+        }
+        if (marker == 0x01 || marker == 0xD8 || (marker >= 0xD0 && marker <= 0xD7)) { // no length
+            offset += 2;
+            continue;
+        }
+        if (marker == 0xDA || marker == 0xD9) return 0; // SOS or EOI before any SOF
+        size_t length = (size_t)data[offset + 2] << 8 | data[offset + 3];
+        if (length < 2) return 0;
+        int is_frame = marker >= 0xC0 && marker <= 0xCF && marker != 0xC4 && marker != 0xC8 && marker != 0xCC;
+        if (is_frame) {
+            if (offset + 9 > size) return 0;
+            *height = (uint32_t)data[offset + 5] << 8 | data[offset + 6];
+            *width = (uint32_t)data[offset + 7] << 8 | data[offset + 8];
+            return 1;
+        }
+        offset += 2 + length;
+    }
+    return 0;
+}
+
 void hoard_jpeg_decoder_destroy(hoard_jpeg_decoder *decoder) {
     if (decoder == NULL) return;
     if (decoder->created) jpeg_destroy_decompress(&decoder->cinfo);
@@ -130,6 +161,10 @@ hoard_jpeg_decoder *hoard_jpeg_decoder_create(const uint8_t *data, size_t size,
         return NULL;
     }
     memset(info, 0, sizeof *info);
+    if (hoard_jpeg_peek_size(data, size, &info->declared_width, &info->declared_height) &&
+        !hoard_check_pixel_limit("JPEG", info->declared_width, info->declared_height, options->max_pixels, result)) {
+        return NULL;
+    }
     hoard_jpeg_decoder *decoder = calloc(1, sizeof *decoder);
     if (decoder == NULL) {
         hoard_result_fail(result, HOARD_CODEC_OUT_OF_MEMORY, "Out of memory creating the JPEG decoder");
@@ -156,12 +191,7 @@ hoard_jpeg_decoder *hoard_jpeg_decoder_create(const uint8_t *data, size_t size,
 
     info->declared_width = cinfo->image_width;
     info->declared_height = cinfo->image_height;
-    if (!hoard_pixel_count_allowed(cinfo->image_width, cinfo->image_height, options->max_pixels)) {
-        char message[HOARD_CODEC_MESSAGE_CAPACITY];
-        snprintf(message, sizeof message, "JPEG declares %u x %u pixels, more than the limit of %llu",
-                 (unsigned)cinfo->image_width, (unsigned)cinfo->image_height,
-                 (unsigned long long)options->max_pixels);
-        hoard_result_fail(result, HOARD_CODEC_TOO_LARGE, message);
+    if (!hoard_check_pixel_limit("JPEG", cinfo->image_width, cinfo->image_height, options->max_pixels, result)) {
         hoard_jpeg_decoder_destroy(decoder);
         return NULL;
     }

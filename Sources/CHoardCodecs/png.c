@@ -71,6 +71,15 @@ static void hoard_png_read_data(png_structp png, png_bytep destination, size_t l
     decoder->offset += length;
 }
 
+/// Reads the size from IHDR (always the first chunk) without libpng, so the pixel limit holds even
+/// for a file that stops right after its header. Returns 0 when the bytes are not laid out so.
+static int hoard_png_peek_size(const uint8_t *data, size_t size, uint32_t *width, uint32_t *height) {
+    if (size < 24 || memcmp(data + 12, "IHDR", 4) != 0) return 0;
+    *width = (uint32_t)data[16] << 24 | (uint32_t)data[17] << 16 | (uint32_t)data[18] << 8 | data[19];
+    *height = (uint32_t)data[20] << 24 | (uint32_t)data[21] << 16 | (uint32_t)data[22] << 8 | data[23];
+    return 1;
+}
+
 void hoard_png_decoder_destroy(hoard_png_decoder *decoder) {
     if (decoder == NULL) return;
     if (decoder->png != NULL) {
@@ -90,6 +99,10 @@ hoard_png_decoder *hoard_png_decoder_create(const uint8_t *data, size_t size,
         return NULL;
     }
     memset(info, 0, sizeof *info);
+    if (hoard_png_peek_size(data, size, &info->declared_width, &info->declared_height) &&
+        !hoard_check_pixel_limit("PNG", info->declared_width, info->declared_height, options->max_pixels, result)) {
+        return NULL;
+    }
     hoard_png_decoder *decoder = calloc(1, sizeof *decoder);
     if (decoder == NULL) {
         hoard_result_fail(result, HOARD_CODEC_OUT_OF_MEMORY, "Out of memory creating the PNG decoder");
@@ -122,11 +135,7 @@ hoard_png_decoder *hoard_png_decoder_create(const uint8_t *data, size_t size,
     png_get_IHDR(decoder->png, decoder->info, &width, &height, &bit_depth, &color_type, NULL, NULL, NULL);
     info->declared_width = width;
     info->declared_height = height;
-    if (!hoard_pixel_count_allowed(width, height, options->max_pixels)) {
-        char message[HOARD_CODEC_MESSAGE_CAPACITY];
-        snprintf(message, sizeof message, "PNG declares %u x %u pixels, more than the limit of %llu",
-                 (unsigned)width, (unsigned)height, (unsigned long long)options->max_pixels);
-        hoard_result_fail(result, HOARD_CODEC_TOO_LARGE, message);
+    if (!hoard_check_pixel_limit("PNG", width, height, options->max_pixels, result)) {
         hoard_png_decoder_destroy(decoder);
         return NULL;
     }

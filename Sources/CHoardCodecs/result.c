@@ -1,5 +1,6 @@
 #include "result.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,8 +32,13 @@ void hoard_result_add_warning(hoard_codec_result *result, const char *message) {
     result->warnings[used + length + 1] = '\0';
 }
 
-int hoard_pixel_count_allowed(uint64_t width, uint64_t height, uint64_t max_pixels) {
-    if (max_pixels == 0) return 1;
+int hoard_check_pixel_limit(const char *format, uint64_t width, uint64_t height, uint64_t max_pixels,
+                            hoard_codec_result *result) {
     // Both factors fit in 32 bits, so the product cannot overflow 64.
-    return width * height <= max_pixels;
+    if (max_pixels == 0 || width * height <= max_pixels) return 1;
+    char message[HOARD_CODEC_MESSAGE_CAPACITY];
+    snprintf(message, sizeof message, "%s declares %llu x %llu pixels, more than the limit of %llu", format,
+             (unsigned long long)width, (unsigned long long)height, (unsigned long long)max_pixels);
+    hoard_result_fail(result, HOARD_CODEC_TOO_LARGE, message);
+    return 0;
 }

@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+
+@testable import Hoard
+
+struct Profile: Codable, Cachable, Equatable {
+    var name: String
+    var visits: Int
+    var tags: [String]
+}
+
+@Suite("Cachable")
+struct CachableTests {
+    @Test("String round-trips as UTF-8", arguments: ["", "plain", "héllo wörld", "👩‍👩‍👧 ✨", "nul\0inside", String(repeating: "ß", count: 10_000)])
+    func stringRoundTrip(_ value: String) throws {
+        let data = try value.encode()
+        #expect(data == Data(value.utf8))
+        #expect(try String.decode(data) == value)
+    }
+
+    @Test("invalid UTF-8 throws with the offset of the first bad byte")
+    func invalidUTF8() {
+        #expect(throws: CachableError.invalidUTF8(offset: 3, byteCount: 5)) { try String.decode(Data([0x61, 0x62, 0x63, 0xFF, 0x64])) }
+        #expect(throws: CachableError.invalidUTF8(offset: 1, byteCount: 3)) { try String.decode(Data([0x61, 0xE2, 0x82])) }
+        #expect(throws: CachableError.invalidUTF8(offset: 0, byteCount: 2)) { try String.decode(Data([0xC0, 0x80])) }  // overlong NUL
+    }
+
+    @Test("Data is stored as is")
+    func dataIdentity() throws {
+        let bytes = Data((0..<1000).map { UInt8(truncatingIfNeeded: $0 * 31) })
+        #expect(try bytes.encode() == bytes)
+        #expect(try Data.decode(bytes) == bytes)
+    }
+
+    @Test("a Codable type conforms in one line and round-trips")
+    func codable() throws {
+        let profile = Profile(name: "Ada", visits: 3, tags: ["math", "engines"])
+        let data = try profile.encode()
+        #expect(try Profile.decode(data) == profile)
+        #expect(try profile.encode() == data, "equal values encode to equal bytes")
+    }
+
+    @Test("bytes of another shape throw decodingFailed naming the type")
+    func codableMismatch() throws {
+        let error = #expect(throws: CachableError.self) { try Profile.decode(Data("{\"name\": 5}".utf8)) }
+        guard case .decodingFailed(let type, let reason)? = error else {
+            Issue.record("expected decodingFailed, got \(String(describing: error))")
+            return
+        }
+        #expect(type.hasSuffix("Profile"))
+        #expect(!reason.isEmpty)
+        #expect(throws: CachableError.self) { try Int.decode(Data("not a number".utf8)) }
+    }
+
+    @Test("arrays and dictionaries of cachable values round-trip")
+    func collections() throws {
+        let profiles = [Profile(name: "A", visits: 1, tags: []), Profile(name: "B", visits: 2, tags: ["x"])]
+        #expect(try [Profile].decode(profiles.encode()) == profiles)
+        let byName = ["a": profiles[0], "b": profiles[1]]
+        #expect(try [String: Profile].decode(byName.encode()) == byName)
+        let nested = ["k": [1, 2, 3], "l": []]
+        #expect(try [String: [Int]].decode(nested.encode()) == nested)
+        #expect(try [Data].decode([Data([1, 2]), Data()].encode()) == [Data([1, 2]), Data()])
+        #expect(try Bool.decode(true.encode()) == true)
+        #expect(try Double.decode(2.5.encode()) == 2.5)
+    }
+
+    @Test("an image with alpha is cached as PNG, exactly")
+    func imageWithAlpha() throws {
+        let image = try EncodingTests.pattern(.rgba8)
+        let data = try image.encode()
+        #expect(ImageFormat(sniffing: data) == .png)
+        #expect(try Image.decode(data) == image)
+    }
+
+    @Test("an opaque image is cached as JPEG at quality 90")
+    func opaqueImage() throws {
+        let image = try Image(data: TestFiles.testImage("libjpeg-turbo/testorig.jpg"))
+        let data = try image.encode()
+        #expect(ImageFormat(sniffing: data) == .jpeg)
+        #expect(data == (try image.jpegData(quality: Image.cacheJPEGQuality)))
+        let decoded = try Image.decode(data)
+        #expect(decoded.width == image.width && PixelMath.psnr(decoded, image) > 35)
+    }
+
+    @Test("garbage is not an image")
+    func imageGarbage() {
+        #expect(throws: ImageError.self) { try Image.decode(Data("hello".utf8)) }
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import Testing
+
+@testable import Hoard
+
+@Suite("Resizing")
+struct ResizeTests {
+    static func uniform(_ format: Image.PixelFormat, _ value: [UInt8], width: Int, height: Int) throws -> Image {
+        try Image(width: width, height: height, format: format, pixels: Array((0..<(width * height)).map { _ in value }.joined()))
+    }
+
+    @Test("fits the longest side to the box and keeps the aspect ratio")
+    func sizes() throws {
+        let landscape = try Self.uniform(.gray8, [9], width: 400, height: 300)
+        #expect(landscape.resized(toFit: 256).width == 256 && landscape.resized(toFit: 256).height == 192)
+        let portrait = try Self.uniform(.gray8, [9], width: 300, height: 400)
+        #expect(portrait.resized(toFit: 256).width == 192 && portrait.resized(toFit: 256).height == 256)
+        let strip = try Self.uniform(.gray8, [9], width: 1000, height: 1)
+        #expect(strip.resized(toFit: 10).width == 10 && strip.resized(toFit: 10).height == 1)
+        let small = try Self.uniform(.gray8, [9], width: 100, height: 50)
+        #expect(small.resized(toFit: 256) == small)
+    }
+
+    @Test("a uniform image stays uniform in every format and filter",
+          arguments: Image.PixelFormat.allCases, Image.ResamplingFilter.allCases)
+    func uniformStaysUniform(_ format: Image.PixelFormat, _ filter: Image.ResamplingFilter) throws {
+        let value: [UInt8] = Array([200, 100, 50, 255].prefix(format.channelCount))
+        let value2: [UInt8] = format.hasAlpha ? value.dropLast() + [255] : value
+        let image = try Self.uniform(format, value2, width: 97, height: 61)
+        for size in [(40, 25), (13, 7), (150, 90)] {
+            let resized = image.resized(width: size.0, height: size.1, filter: filter)
+            #expect(resized.format == format && resized.width == size.0 && resized.height == size.1)
+            #expect(resized == (try Self.uniform(format, value2, width: size.0, height: size.1)), "\(format) \(filter) \(size)")
+        }
+    }
+
+    @Test("box filter halving averages each 2 x 2 block")
+    func boxAverages() throws {
+        let image = try Image(width: 4, height: 2, format: .gray8, pixels: [0, 100, 10, 20, 50, 50, 30, 40])
+        let half = image.resized(width: 2, height: 1, filter: .box)
+        #expect(half.pixels == [50, 25])
+    }
+
+    @Test("transparent neighbours do not darken edges", arguments: [Image.PixelFormat.rgba8, .grayAlpha8], Image.ResamplingFilter.allCases)
+    func premultipliedAlpha(_ format: Image.PixelFormat, _ filter: Image.ResamplingFilter) throws {
+        // Left half opaque white, right half fully transparent black.
+        let width = 64, height = 8, channels = format.channelCount
+        var pixels = [UInt8](repeating: 0, count: width * height * channels)
+        for y in 0..<height {
+            for x in 0..<(width / 2) {
+                for c in 0..<channels { pixels[(y * width + x) * channels + c] = 255 }
+            }
+        }
+        let image = try Image(width: width, height: height, format: format, pixels: pixels)
+        let small = image.resized(width: 10, height: 2, filter: filter)
+        for i in stride(from: 0, to: small.pixels.count, by: channels) where small.pixels[i + channels - 1] > 0 {
+            // Any pixel with coverage keeps its colour: white, not a gray fringe.
+            for c in 0..<(channels - 1) { #expect(small.pixels[i + c] >= 254, "\(format) \(filter) pixel \(i / channels)") }
+        }
+        #expect(small.pixels[channels - 1] == 255)  // the left edge stays opaque
+        #expect(small.pixels[(9 * channels) + channels - 1] == 0)  // the right edge stays transparent
+    }
+
+    @Test("lanczos and box agree on smooth content; all filters keep a gradient monotonic")
+    func filtersOnGradient() throws {
+        let width = 300, height = 20
+        let pixels = (0..<height).flatMap { _ in (0..<width).map { UInt8($0 * 255 / (width - 1)) } }
+        let image = try Image(width: width, height: height, format: .gray8, pixels: pixels)
+        let box = image.resized(width: 30, height: 2, filter: .box)
+        for filter in Image.ResamplingFilter.allCases {
+            let resized = image.resized(width: 30, height: 2, filter: filter)
+            #expect(PixelMath.maximumDifference(resized, box) <= 3, "\(filter)")
+            let row = Array(resized.pixels.prefix(30))
+            #expect(zip(row, row.dropFirst()).allSatisfy { $0 <= $1 }, "\(filter): \(row)")
+        }
+    }
+
+    @Test("upscaling works too")
+    func upscale() throws {
+        let image = try Image(width: 2, height: 1, format: .gray8, pixels: [0, 255])
+        let large = image.resized(width: 8, height: 1, filter: .bilinear)
+        #expect(large.pixels.first == 0 && large.pixels.last == 255)
+        #expect(zip(large.pixels, large.pixels.dropFirst()).allSatisfy { $0 <= $1 })
+    }
+}
