@@ -13,8 +13,9 @@ extension Image {
     public func pngData(compressionLevel: Int = 6) throws(ImageError) -> Data {
         precondition((0...9).contains(compressionLevel), "PNG compression level must be 0...9")
         return try encode(.png) { pixels, output, size, result in
-            hoard_png_encode(pixels, UInt32(width), UInt32(height), UInt32(format.channelCount),
-                             Int32(compressionLevel), output, size, result)
+            hoard_png_encode(
+                pixels, UInt32(width), UInt32(height), UInt32(format.channelCount),
+                Int32(compressionLevel), output, size, result)
         }
     }
 
@@ -32,16 +33,19 @@ extension Image {
         guard (1...100).contains(quality) else { throw .invalidQuality(quality) }
         let opaque = hasAlpha ? flattened(onto: 255) : self
         return try opaque.encode(.jpeg) { pixels, output, size, result in
-            hoard_jpeg_encode(pixels, UInt32(opaque.width), UInt32(opaque.height),
-                              UInt32(opaque.format.channelCount), Int32(quality), output, size, result)
+            hoard_jpeg_encode(
+                pixels, UInt32(opaque.width), UInt32(opaque.height),
+                UInt32(opaque.format.channelCount), Int32(quality), output, size, result)
         }
     }
 
     /// Runs one C encoder and hands its malloc'd buffer to `Data` without copying.
     private func encode(
         _ format: ImageFormat,
-        _ call: (UnsafePointer<UInt8>?, UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>,
-                 UnsafeMutablePointer<Int>, UnsafeMutablePointer<hoard_codec_result>) -> Int32
+        _ call: (
+            UnsafePointer<UInt8>?, UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>,
+            UnsafeMutablePointer<Int>, UnsafeMutablePointer<hoard_codec_result>
+        ) -> Int32
     ) throws(ImageError) -> Data {
         guard width <= Int(UInt32.max), height <= Int(UInt32.max) else {
             throw .encodingFailed(format, message: "\(width) x \(height) is too large to encode")

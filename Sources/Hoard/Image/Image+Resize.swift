@@ -31,13 +31,13 @@ extension Image {
     ///   - filter: The resampling kernel; default ``ResamplingFilter/lanczos3``.
     /// - Returns: The resampled image, in the same pixel format.
     /// - Complexity: O(input pixels x kernel width), two separable passes.
-    public func resized(width newWidth: Int, height newHeight: Int, filter: ResamplingFilter = .lanczos3) -> Image {
-        precondition(newWidth > 0 && newHeight > 0, "resized(width:height:) needs a positive size")
-        guard newWidth != width || newHeight != height else { return self }
+    public func resized(width: Int, height: Int, filter: ResamplingFilter = .lanczos3) -> Image {
+        precondition(width > 0 && height > 0, "resized(width:height:) needs a positive size")
+        guard width != self.width || height != self.height else { return self }
         let resampler = Resampler(
             source: self,
-            horizontal: .init(inputSize: width, outputSize: newWidth, filter: filter),
-            vertical: .init(inputSize: height, outputSize: newHeight, filter: filter))
-        return Image(unchecked: newWidth, height: newHeight, format: format, pixels: resampler.run())
+            horizontal: .init(inputSize: self.width, outputSize: width, filter: filter),
+            vertical: .init(inputSize: self.height, outputSize: height, filter: filter))
+        return Image(unchecked: width, height: height, format: format, pixels: resampler.run())
     }
 }

@@ -58,7 +58,8 @@ extension ImageError: CustomStringConvertible {
     }
 
     private static func hex(_ bytes: [UInt8]) -> String {
-        bytes.isEmpty ? "nothing" : bytes.map { String($0, radix: 16, uppercase: true).leftPadded(to: 2) }.joined(separator: " ")
+        bytes.isEmpty
+            ? "nothing" : bytes.map { String($0, radix: 16, uppercase: true).leftPadded(to: 2) }.joined(separator: " ")
     }
 }
 

@@ -3,13 +3,15 @@ import Foundation
 
 /// The create/read/destroy triple that `CHoardCodecs` offers for each format, driven from one place.
 struct NativeDecoder: Sendable {
-    typealias Create = @convention(c) (
-        UnsafePointer<UInt8>?, Int, UnsafePointer<hoard_decode_options>?,
-        UnsafeMutablePointer<hoard_image_info>?, UnsafeMutablePointer<hoard_codec_result>?
-    ) -> OpaquePointer?
-    typealias Read = @convention(c) (
-        OpaquePointer?, UnsafeMutablePointer<UInt8>?, Int, UnsafeMutablePointer<hoard_codec_result>?
-    ) -> Int32
+    typealias Create =
+        @convention(c) (
+            UnsafePointer<UInt8>?, Int, UnsafePointer<hoard_decode_options>?,
+            UnsafeMutablePointer<hoard_image_info>?, UnsafeMutablePointer<hoard_codec_result>?
+        ) -> OpaquePointer?
+    typealias Read =
+        @convention(c) (
+            OpaquePointer?, UnsafeMutablePointer<UInt8>?, Int, UnsafeMutablePointer<hoard_codec_result>?
+        ) -> Int32
     typealias Destroy = @convention(c) (OpaquePointer?) -> Void
 
     let format: ImageFormat
@@ -58,7 +60,8 @@ struct NativeDecoder: Sendable {
             guard let pixelFormat = Image.PixelFormat(channelCount: Int(info.channels)),
                 info.width > 0, info.height > 0
             else {
-                return .failure(.unsupported(format, message: "\(info.channels) channels of \(info.width) x \(info.height)"))
+                return .failure(
+                    .unsupported(format, message: "\(info.channels) channels of \(info.width) x \(info.height)"))
             }
             let count = Int(info.width) * Int(info.height) * Int(info.channels)
             var status = Int32(HOARD_CODEC_OK.rawValue)
@@ -97,8 +100,9 @@ extension hoard_codec_result {
     func imageError(_ format: ImageFormat, info: hoard_image_info, options: Image.DecodingOptions) -> ImageError {
         switch UInt32(bitPattern: status) {
         case HOARD_CODEC_TOO_LARGE.rawValue:
-            .tooLarge(format, width: Int(info.declared_width), height: Int(info.declared_height),
-                      maximumPixelCount: options.maximumPixelCount)
+            .tooLarge(
+                format, width: Int(info.declared_width), height: Int(info.declared_height),
+                maximumPixelCount: options.maximumPixelCount)
         case HOARD_CODEC_TRUNCATED.rawValue: .truncated(format, message: messageText)
         case HOARD_CODEC_OUT_OF_MEMORY.rawValue: .outOfMemory(format, message: messageText)
         case HOARD_CODEC_UNSUPPORTED.rawValue: .unsupported(format, message: messageText)

@@ -129,7 +129,8 @@ struct Resampler {
     }
 
     private static func storeUnpremultiplied(
-        _ sum: UnsafeMutableBufferPointer<Float>, into out: UnsafeMutableBufferPointer<UInt8>, at base: Int, channels: Int
+        _ sum: UnsafeMutableBufferPointer<Float>, into out: UnsafeMutableBufferPointer<UInt8>, at base: Int,
+        channels: Int
     ) {
         let alphaIndex = channels - 1
         var i = 0

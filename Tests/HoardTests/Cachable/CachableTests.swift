@@ -11,7 +11,9 @@ struct Profile: Codable, Cachable, Equatable {
 
 @Suite("Cachable")
 struct CachableTests {
-    @Test("String round-trips as UTF-8", arguments: ["", "plain", "héllo wörld", "👩‍👩‍👧 ✨", "nul\0inside", String(repeating: "ß", count: 10_000)])
+    @Test(
+        "String round-trips as UTF-8",
+        arguments: ["", "plain", "héllo wörld", "👩‍👩‍👧 ✨", "nul\0inside", String(repeating: "ß", count: 10_000)])
     func stringRoundTrip(_ value: String) throws {
         let data = try value.encode()
         #expect(data == Data(value.utf8))
@@ -20,8 +22,12 @@ struct CachableTests {
 
     @Test("invalid UTF-8 throws with the offset of the first bad byte")
     func invalidUTF8() {
-        #expect(throws: CachableError.invalidUTF8(offset: 3, byteCount: 5)) { try String.decode(Data([0x61, 0x62, 0x63, 0xFF, 0x64])) }
-        #expect(throws: CachableError.invalidUTF8(offset: 1, byteCount: 3)) { try String.decode(Data([0x61, 0xE2, 0x82])) }
+        #expect(throws: CachableError.invalidUTF8(offset: 3, byteCount: 5)) {
+            try String.decode(Data([0x61, 0x62, 0x63, 0xFF, 0x64]))
+        }
+        #expect(throws: CachableError.invalidUTF8(offset: 1, byteCount: 3)) {
+            try String.decode(Data([0x61, 0xE2, 0x82]))
+        }
         #expect(throws: CachableError.invalidUTF8(offset: 0, byteCount: 2)) { try String.decode(Data([0xC0, 0x80])) }  // overlong NUL
     }
 

@@ -119,8 +119,10 @@ struct BadInputTests {
         #expect(throws: ImageError.self, "\(entry.note)") { try Image(data: data) }
     }
 
-    @Test("the manifest's robustness files decode or throw a typed error, within the limit",
-          .needsCorpus, .timeLimit(.minutes(5)), arguments: CorpusManifest.entries("robustness", "valid-or-lenient", "reject-by-limit"))
+    @Test(
+        "the manifest's robustness files decode or throw a typed error, within the limit",
+        .needsCorpus, .timeLimit(.minutes(5)),
+        arguments: CorpusManifest.entries("robustness", "valid-or-lenient", "reject-by-limit"))
     func robustnessFiles(_ entry: CorpusEntry) throws {
         let data = try TestFiles.corpusFile(entry.path)
         do {
@@ -144,8 +146,9 @@ struct BadInputTests {
         }
     }
 
-    @Test("12-bit, lossless and other extended JPEGs decode or say they are unsupported",
-          .needsCorpus, arguments: CorpusManifest.entries("valid-extended"))
+    @Test(
+        "12-bit, lossless and other extended JPEGs decode or say they are unsupported",
+        .needsCorpus, arguments: CorpusManifest.entries("valid-extended"))
     func extendedFiles(_ entry: CorpusEntry) throws {
         let data = try TestFiles.corpusFile(entry.path)
         do {

@@ -21,8 +21,12 @@ struct DownscalingTests {
         return (try? Image(width: width, height: height, format: .rgb8, pixels: pixels).jpegData(quality: 85)) ?? Data()
     }()
 
-    @Test("a target size picks the smallest DCT scale that still covers it",
-          arguments: [(256, 500, 375), (500, 500, 375), (501, 1000, 750), (1000, 1000, 750), (1001, 2000, 1500), (2001, 4000, 3000)])
+    @Test(
+        "a target size picks the smallest DCT scale that still covers it",
+        arguments: [
+            (256, 500, 375), (500, 500, 375), (501, 1000, 750), (1000, 1000, 750), (1001, 2000, 1500),
+            (2001, 4000, 3000),
+        ])
     func scaleChoice(_ target: Int, _ width: Int, _ height: Int) throws {
         // The decoder writes straight into a buffer of the scaled size: for 256 px that is
         // 500 x 375 x 3 bytes, never the 36 MB full-size raster.

@@ -12,7 +12,8 @@ struct EncodingTests {
         for y in 0..<height {
             for x in 0..<width {
                 for c in 0..<channels {
-                    pixels[(y * width + x) * channels + c] = UInt8(truncatingIfNeeded: x * 7 + y * 13 + c * 71 + (x * y) % 17)
+                    pixels[(y * width + x) * channels + c] = UInt8(
+                        truncatingIfNeeded: x * 7 + y * 13 + c * 71 + (x * y) % 17)
                 }
             }
         }
@@ -65,7 +66,8 @@ struct EncodingTests {
     func jpegFormats() throws {
         let gray = try Self.pattern(.gray8)
         #expect(try Image(data: gray.jpegData()).format == .gray8)
-        let transparent = try Image(width: 16, height: 16, format: .rgba8, pixels: [UInt8](repeating: 0, count: 16 * 16 * 4))
+        let transparent = try Image(
+            width: 16, height: 16, format: .rgba8, pixels: [UInt8](repeating: 0, count: 16 * 16 * 4))
         let decoded = try Image(data: transparent.jpegData(quality: 95))
         #expect(decoded.format == .rgb8)
         #expect(decoded.pixels.allSatisfy { $0 >= 253 }, "transparent black should come out white")

@@ -27,7 +27,10 @@ struct JPEGDecodingTests {
         let folder = corpus.appendingPathComponent("jpeg-decoder/reftest/images")
         let names = ((try? FileManager.default.subpathsOfDirectory(atPath: folder.path)) ?? [])
         return names.filter { $0.hasSuffix(".jpg") && !$0.hasPrefix("lossless") }
-            .filter { FileManager.default.fileExists(atPath: folder.appendingPathComponent(String($0.dropLast(4)) + ".png").path) }
+            .filter {
+                FileManager.default.fileExists(
+                    atPath: folder.appendingPathComponent(String($0.dropLast(4)) + ".png").path)
+            }
             .sorted()
     }()
 
@@ -48,8 +51,9 @@ struct JPEGDecodingTests {
         let over = PixelMath.countOver(idctTolerance, image, expected)
         let worst = PixelMath.maximumDifference(image, expected)
         #expect(worst <= outlierTolerance, "\(name): a channel differs by \(worst)")
-        #expect(Double(over) <= outlierShare * Double(image.pixels.count),
-                "\(name): \(over) of \(image.pixels.count) channels differ by more than \(idctTolerance)")
+        #expect(
+            Double(over) <= outlierShare * Double(image.pixels.count),
+            "\(name): \(over) of \(image.pixels.count) channels differ by more than \(idctTolerance)")
     }
 
     @Test("gray JPEGs decode to one channel, colour ones to RGB")

@@ -16,7 +16,9 @@ struct OrientationTests {
     /// turn its stored pixels the one its EXIF tag names is the one that matches.
     static func checkUpright(_ data: Data, upright: Image, name: String) throws {
         let decoded = try decode(data)
-        #expect(decoded.width == upright.width && decoded.height == upright.height, "\(name): \(decoded.width)x\(decoded.height)")
+        #expect(
+            decoded.width == upright.width && decoded.height == upright.height,
+            "\(name): \(decoded.width)x\(decoded.height)")
         guard decoded.width == upright.width, decoded.height == upright.height else { return }
         #expect(PixelMath.meanDifference(decoded, upright) < 4, "\(name) is not upright")
 
@@ -27,7 +29,8 @@ struct OrientationTests {
             return (orientation, PixelMath.meanDifference(turned, upright))
         }
         let best = differences.min { $0.1 < $1.1 }
-        #expect(best.map { stored.applyingOrientation($0.0) } == decoded, "\(name): best match \(String(describing: best))")
+        #expect(
+            best.map { stored.applyingOrientation($0.0) } == decoded, "\(name): best match \(String(describing: best))")
     }
 
     @Test("bundled landscapes 1, 6 and 8 come out upright")
@@ -35,7 +38,8 @@ struct OrientationTests {
         let upright = try Self.decode(TestFiles.testImage("exif-orientation/Landscape_1.jpg"))
         #expect(upright.width == 225 && upright.height == 150)
         for n in [1, 6, 8] {
-            try Self.checkUpright(TestFiles.testImage("exif-orientation/Landscape_\(n).jpg"), upright: upright, name: "Landscape_\(n)")
+            try Self.checkUpright(
+                TestFiles.testImage("exif-orientation/Landscape_\(n).jpg"), upright: upright, name: "Landscape_\(n)")
         }
     }
 
@@ -44,7 +48,8 @@ struct OrientationTests {
         let upright = try Self.decode(TestFiles.corpusFile("exif-orientation-examples/\(kind)_1.jpg"))
         for n in 0...8 {
             try Self.checkUpright(
-                TestFiles.corpusFile("exif-orientation-examples/\(kind)_\(n).jpg"), upright: upright, name: "\(kind)_\(n)")
+                TestFiles.corpusFile("exif-orientation-examples/\(kind)_\(n).jpg"), upright: upright,
+                name: "\(kind)_\(n)")
         }
     }
 
@@ -76,12 +81,17 @@ struct OrientationTests {
             Array("II*\0".utf8),
             [0x49, 0x49, 0x2A, 0x00, 0xFF, 0xFF, 0xFF, 0x7F],  // IFD offset far past the end
             [0x4D, 0x4D, 0x00, 0x2A, 0x00, 0x00, 0x00, 0x08, 0x00, 0x01, 0x01, 0x12, 0x00, 0x03],  // entry cut short
-            [0x4D, 0x4D, 0x00, 0x2A, 0x00, 0x00, 0x00, 0x08, 0x00, 0x01, 0x01, 0x12, 0x00, 0x03, 0, 0, 0, 1, 0, 9, 0, 0],  // value 9
+            [
+                0x4D, 0x4D, 0x00, 0x2A, 0x00, 0x00, 0x00, 0x08, 0x00, 0x01, 0x01, 0x12, 0x00, 0x03, 0, 0, 0, 1, 0, 9, 0,
+                0,
+            ],  // value 9
         ]
         for bytes in cases {
             #expect(bytes.withUnsafeBufferPointer { ExifOrientationReader.orientation(in: $0) } == nil, "\(bytes)")
         }
-        let valid: [UInt8] = [0x4D, 0x4D, 0x00, 0x2A, 0x00, 0x00, 0x00, 0x08, 0x00, 0x01, 0x01, 0x12, 0x00, 0x03, 0, 0, 0, 1, 0, 6, 0, 0]
+        let valid: [UInt8] = [
+            0x4D, 0x4D, 0x00, 0x2A, 0x00, 0x00, 0x00, 0x08, 0x00, 0x01, 0x01, 0x12, 0x00, 0x03, 0, 0, 0, 1, 0, 6, 0, 0,
+        ]
         #expect(valid.withUnsafeBufferPointer { ExifOrientationReader.orientation(in: $0) } == .right)
     }
 }

@@ -18,7 +18,9 @@ struct PNGReference: Sendable, CustomTestStringConvertible {
         return text.split(separator: "\n").compactMap { line in
             guard !line.hasPrefix("#") else { return nil }
             let c = line.split(separator: "\t").map(String.init)
-            guard c.count == 5, let w = Int(c[1]), let h = Int(c[2]), let hash = UInt64(c[4], radix: 16) else { return nil }
+            guard c.count == 5, let w = Int(c[1]), let h = Int(c[2]), let hash = UInt64(c[4], radix: 16) else {
+                return nil
+            }
             return PNGReference(file: c[0], width: w, height: h, format: c[3], hash: hash)
         }
     }()
@@ -71,7 +73,9 @@ struct PNGDecodingTests {
         }
     }
 
-    @Test("corrupt PngSuite files (x*) are rejected with a typed error", arguments: TestFiles.testImageNames(in: "PngSuite", suffix: ".png").filter { $0.hasPrefix("x") })
+    @Test(
+        "corrupt PngSuite files (x*) are rejected with a typed error",
+        arguments: TestFiles.testImageNames(in: "PngSuite", suffix: ".png").filter { $0.hasPrefix("x") })
     func corruptFilesAreRejected(_ name: String) throws {
         let data = try TestFiles.testImage("PngSuite/\(name)")
         let error = #expect(throws: ImageError.self) { try Image(data: data) }

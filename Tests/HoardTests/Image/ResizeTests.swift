@@ -6,7 +6,9 @@ import Testing
 @Suite("Resizing")
 struct ResizeTests {
     static func uniform(_ format: Image.PixelFormat, _ value: [UInt8], width: Int, height: Int) throws -> Image {
-        try Image(width: width, height: height, format: format, pixels: Array((0..<(width * height)).map { _ in value }.joined()))
+        try Image(
+            width: width, height: height, format: format,
+            pixels: Array((0..<(width * height)).map { _ in value }.joined()))
     }
 
     @Test("fits the longest side to the box and keeps the aspect ratio")
@@ -21,8 +23,9 @@ struct ResizeTests {
         #expect(small.resized(toFit: 256) == small)
     }
 
-    @Test("a uniform image stays uniform in every format and filter",
-          arguments: Image.PixelFormat.allCases, Image.ResamplingFilter.allCases)
+    @Test(
+        "a uniform image stays uniform in every format and filter",
+        arguments: Image.PixelFormat.allCases, Image.ResamplingFilter.allCases)
     func uniformStaysUniform(_ format: Image.PixelFormat, _ filter: Image.ResamplingFilter) throws {
         let value: [UInt8] = Array([200, 100, 50, 255].prefix(format.channelCount))
         let value2: [UInt8] = format.hasAlpha ? value.dropLast() + [255] : value
@@ -30,7 +33,9 @@ struct ResizeTests {
         for size in [(40, 25), (13, 7), (150, 90)] {
             let resized = image.resized(width: size.0, height: size.1, filter: filter)
             #expect(resized.format == format && resized.width == size.0 && resized.height == size.1)
-            #expect(resized == (try Self.uniform(format, value2, width: size.0, height: size.1)), "\(format) \(filter) \(size)")
+            #expect(
+                resized == (try Self.uniform(format, value2, width: size.0, height: size.1)),
+                "\(format) \(filter) \(size)")
         }
     }
 
@@ -41,7 +46,9 @@ struct ResizeTests {
         #expect(half.pixels == [50, 25])
     }
 
-    @Test("transparent neighbours do not darken edges", arguments: [Image.PixelFormat.rgba8, .grayAlpha8], Image.ResamplingFilter.allCases)
+    @Test(
+        "transparent neighbours do not darken edges", arguments: [Image.PixelFormat.rgba8, .grayAlpha8],
+        Image.ResamplingFilter.allCases)
     func premultipliedAlpha(_ format: Image.PixelFormat, _ filter: Image.ResamplingFilter) throws {
         // Left half opaque white, right half fully transparent black.
         let width = 64, height = 8, channels = format.channelCount
@@ -55,7 +62,9 @@ struct ResizeTests {
         let small = image.resized(width: 10, height: 2, filter: filter)
         for i in stride(from: 0, to: small.pixels.count, by: channels) where small.pixels[i + channels - 1] > 0 {
             // Any pixel with coverage keeps its colour: white, not a gray fringe.
-            for c in 0..<(channels - 1) { #expect(small.pixels[i + c] >= 254, "\(format) \(filter) pixel \(i / channels)") }
+            for c in 0..<(channels - 1) {
+                #expect(small.pixels[i + c] >= 254, "\(format) \(filter) pixel \(i / channels)")
+            }
         }
         #expect(small.pixels[channels - 1] == 255)  // the left edge stays opaque
         #expect(small.pixels[(9 * channels) + channels - 1] == 0)  // the right edge stays transparent

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// One row of `../shared/corpus/MANIFEST.tsv`.
 struct CorpusEntry: Sendable, CustomTestStringConvertible {
@@ -21,7 +22,8 @@ enum CorpusManifest {
             guard !line.hasPrefix("#") else { return nil }
             let columns = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
             guard columns.count >= 8, columns[4] != "text" else { return nil }
-            return CorpusEntry(path: columns[0], format: columns[4], size: columns[5], expectation: columns[6], note: columns[7])
+            return CorpusEntry(
+                path: columns[0], format: columns[4], size: columns[5], expectation: columns[6], note: columns[7])
         }
     }()
 
@@ -29,8 +31,6 @@ enum CorpusManifest {
         entries.filter { expectations.contains($0.expectation) }
     }
 }
-
-import Testing
 
 extension Trait where Self == ConditionTrait {
     /// Skips a test, with a message, when the shared corpus is absent.

@@ -1,3 +1,5 @@
+import Foundation
+
 @testable import Hoard
 
 /// Pixel comparisons for tests.
@@ -47,5 +49,3 @@ enum PixelMath {
         return mse == 0 ? .infinity : 10 * log10(255 * 255 / mse)
     }
 }
-
-import Foundation

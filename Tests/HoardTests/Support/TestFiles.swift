@@ -35,7 +35,8 @@ enum TestFiles {
 
     /// The files of a `TestImages` folder whose names end in `suffix`, sorted.
     static func testImageNames(in folder: String, suffix: String) -> [String] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: testImages.appendingPathComponent(folder).path)) ?? []
+        let names =
+            (try? FileManager.default.contentsOfDirectory(atPath: testImages.appendingPathComponent(folder).path)) ?? []
         return names.filter { $0.hasSuffix(suffix) }.sorted()
     }
 }
