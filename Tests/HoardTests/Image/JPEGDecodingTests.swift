@@ -116,3 +116,22 @@ struct JPEGDecodingTests {
         #expect(try Image(data: data, options: options).width == 650)
     }
 }
+
+@Suite("JPEG chroma subsampling")
+struct JPEGSubsamplingTests {
+    static let files = TestFiles.testImageNames(in: "subsampling", suffix: ".jpg")
+
+    @Test("every sampling factor decodes close to the source", arguments: files)
+    func samplingFactors(_ name: String) throws {
+        let source = try Image(data: TestFiles.testImage("subsampling/source.png"))
+        let decoded = try Image(data: TestFiles.testImage("subsampling/\(name)"))
+        #expect(decoded.width == 256 && decoded.height == 160 && decoded.format == .rgb8)
+        let psnr = PixelMath.psnr(decoded, source)
+        #expect(psnr > 32, "\(name): \(psnr) dB")
+    }
+
+    @Test("the set covers 4:4:4, 4:2:2, 4:4:0, 4:2:0, 4:1:1, 4:1:0 and progressive with restarts")
+    func coverage() {
+        #expect(Self.files.count == 7)
+    }
+}
