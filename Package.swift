@@ -42,9 +42,20 @@ let package = Package(
             name: "HoardCommand",
             dependencies: ["Hoard"]
         ),
+        // A child process for the DiskCache tests: killed mid-write, and a second writer.
+        .executableTarget(
+            name: "HoardDiskStress",
+            dependencies: ["Hoard", "HoardTestSupport"],
+            path: "Tests/HoardDiskStress"
+        ),
+        // What the test suite and its child processes share: self-verifying values.
+        .target(
+            name: "HoardTestSupport",
+            path: "Tests/HoardTestSupport"
+        ),
         .testTarget(
             name: "HoardTests",
-            dependencies: ["Hoard", "CHoardCodecs"]
+            dependencies: ["Hoard", "CHoardCodecs", "HoardTestSupport"]
         ),
     ]
 )

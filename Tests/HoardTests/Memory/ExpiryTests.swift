@@ -25,7 +25,7 @@ extension MemoryTests {
 
         @Test("a memory cache never returns an expired entry and removes it when seen")
         func memoryCacheExpiry() {
-            let clock = ManualClock(Self.start)
+            let clock = TestClock(Self.start)
             let cache = MemoryCache<String, Int>(configuration: .init(now: { clock.now }))
             cache.setValue(1, forKey: "short", cost: 5, expiry: .seconds(10))
             cache.setValue(2, forKey: "fixed", cost: 5, expiry: .date(Self.start.addingTimeInterval(20)))
@@ -55,7 +55,7 @@ extension MemoryTests {
 
         @Test("removeValue does not return an expired value")
         func removeExpired() {
-            let clock = ManualClock(Self.start)
+            let clock = TestClock(Self.start)
             let cache = MemoryCache<String, Int>(configuration: .init(now: { clock.now }))
             cache.setValue(1, forKey: "a", expiry: .seconds(1))
             clock.advance(by: 1)
@@ -65,7 +65,7 @@ extension MemoryTests {
 
         @Test("a value that has already expired is not stored and removes the old one")
         func alreadyExpired() {
-            let clock = ManualClock(Self.start)
+            let clock = TestClock(Self.start)
             let cache = MemoryCache<String, Int>(configuration: .init(now: { clock.now }))
             cache.setValue(1, forKey: "a")
             cache.setValue(2, forKey: "a", expiry: .seconds(0))
@@ -77,7 +77,7 @@ extension MemoryTests {
 
         @Test("the default expiry applies to values stored without one, and an overwrite resets it")
         func defaultExpiry() {
-            let clock = ManualClock(Self.start)
+            let clock = TestClock(Self.start)
             let cache = MemoryCache<String, Int>(configuration: .init(defaultExpiry: .seconds(60), now: { clock.now }))
             cache["a"] = 1
             cache.setValue(2, forKey: "b", expiry: .never)
@@ -93,7 +93,7 @@ extension MemoryTests {
 
         @Test("removeExpiredValues sweeps every expired entry at once")
         func sweep() {
-            let clock = ManualClock(Self.start)
+            let clock = TestClock(Self.start)
             let cache = MemoryCache<Int, Int>(configuration: .init(now: { clock.now }))
             for key in 0..<10 {
                 cache.setValue(key, forKey: key, cost: 1, expiry: key.isMultiple(of: 2) ? .seconds(5) : .never)

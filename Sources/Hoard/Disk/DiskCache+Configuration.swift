@@ -1,0 +1,78 @@
+import Foundation
+import Logging
+
+extension DiskCache {
+    /// How a ``DiskCache`` bounds its size, tracks recency, logs and tells the time.
+    ///
+    /// The defaults suit an application cache of a few hundred megabytes. Tests inject a clock
+    /// through ``now`` and a capturing `Logger` through ``logger``.
+    ///
+    /// ```swift
+    /// var configuration = DiskCache.Configuration(sizeLimit: 50 * 1024 * 1024)
+    /// configuration.logger = Logger(label: "app.thumbnails")
+    /// let cache = try DiskCache(directory: cachesFolder.appending(path: "thumbnails"),
+    ///                           configuration: configuration)
+    /// ```
+    public struct Configuration: Sendable {
+        /// The most bytes (headers included) the entry files may take before the least recently
+        /// used are removed. Enforced while the process runs, after writes; see ``DiskCache/trim()``.
+        public var sizeLimit: Int
+        /// The fraction of ``sizeLimit`` a trim removes down to (default 0.8), so that trims are
+        /// rare rather than one per write once the cache is full.
+        public var lowWaterMarkRatio: Double
+        /// A read hit marks the entry as used (sets its file's modification time) only when the last
+        /// mark is at least this old (default 60 s): recency has this granularity, and repeated reads
+        /// of a hot entry cost no extra system call.
+        public var recencyUpdateInterval: TimeInterval
+        /// After a write, the folder is re-scanned when the last scan is at least this old (default
+        /// 60 s), so that bytes other processes wrote count against the limit too.
+        public var rescanInterval: TimeInterval
+        /// Temporary files are normally recognised as abandoned by their lock (a writer holds an
+        /// `flock(2)` lock until its rename, and the kernel drops it when the writer dies). On a file
+        /// system without `flock`, a temporary file untouched for this long (default 600 s) is
+        /// abandoned instead.
+        public var abandonedTemporaryFileAge: TimeInterval
+        /// Where damaged entries, trims and removed temporary files are reported.
+        public var logger: Logger
+        /// The clock: creation dates, expiry and recency all use it.
+        public var now: @Sendable () -> Date
+
+        /// Creates a configuration.
+        ///
+        /// - Parameters:
+        ///   - sizeLimit: The byte limit; must be positive. Default 256 MiB.
+        ///   - lowWaterMarkRatio: Where a trim stops, as a fraction of `sizeLimit`, in (0, 1].
+        ///   - recencyUpdateInterval: The granularity of recency tracking, in seconds.
+        ///   - rescanInterval: How often writes re-scan the folder, in seconds.
+        ///   - abandonedTemporaryFileAge: The age fallback for abandoned temporary files, in seconds.
+        ///   - logger: The logger; default label `"Hoard.DiskCache"`.
+        ///   - now: The clock; default `Date.init`.
+        /// - Complexity: O(1).
+        public init(
+            sizeLimit: Int = 256 * 1024 * 1024,
+            lowWaterMarkRatio: Double = 0.8,
+            recencyUpdateInterval: TimeInterval = 60,
+            rescanInterval: TimeInterval = 60,
+            abandonedTemporaryFileAge: TimeInterval = 600,
+            logger: Logger = Logger(label: "Hoard.DiskCache"),
+            now: @escaping @Sendable () -> Date = { Date() }
+        ) {
+            precondition(sizeLimit > 0, "DiskCache.Configuration.sizeLimit must be positive, got \(sizeLimit)")
+            precondition(
+                lowWaterMarkRatio > 0 && lowWaterMarkRatio <= 1,
+                "DiskCache.Configuration.lowWaterMarkRatio must be in (0, 1], got \(lowWaterMarkRatio)")
+            self.sizeLimit = sizeLimit
+            self.lowWaterMarkRatio = lowWaterMarkRatio
+            self.recencyUpdateInterval = recencyUpdateInterval
+            self.rescanInterval = rescanInterval
+            self.abandonedTemporaryFileAge = abandonedTemporaryFileAge
+            self.logger = logger
+            self.now = now
+        }
+
+        /// The byte count a trim removes down to.
+        var lowWaterMark: Int {
+            Int(Double(sizeLimit) * lowWaterMarkRatio)
+        }
+    }
+}

@@ -1,0 +1,240 @@
+import Foundation
+import Logging
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+extension DiskCache {
+    /// What ``readEntryFile(at:fileName:expectedKey:options:now:)`` reads besides the header.
+    struct ReadOptions: OptionSet, Sendable {
+        let rawValue: Int
+        /// Read and verify the payload.
+        static let payload = ReadOptions(rawValue: 1)
+        /// Mark the entry as recently used (throttled by `recencyUpdateInterval`).
+        static let markUsed = ReadOptions(rawValue: 2)
+    }
+
+    /// A verified entry file.
+    struct EntryFile: Sendable {
+        var header: Entry.Header
+        var status: FileStatus
+        /// The verified payload, when ``ReadOptions/payload`` was asked for.
+        var payload: Data?
+    }
+
+    /// What a read found at an entry path.
+    enum EntryLookup: Sendable {
+        /// No file.
+        case absent
+        /// A damaged file, now removed (or replaced meanwhile) and logged.
+        case damaged
+        /// An expired entry, now removed.
+        case expired
+        /// A verified entry.
+        case found(EntryFile)
+
+        /// The entry when found, else `nil`.
+        var file: EntryFile? {
+            if case .found(let file) = self { file } else { nil }
+        }
+    }
+
+    /// Why a file at an entry path is not a usable entry.
+    enum Damage: Error, Sendable, Hashable, CustomStringConvertible {
+        case notRegularFile(FileStatus.Kind)
+        case symbolicLink
+        case invalidHeader(Entry.Header.ParseError)
+        case lengthMismatch(expected: Int, actual: Int)
+        case keyMismatch
+        case payloadChecksumMismatch(stored: UInt32, computed: UInt32)
+        case shortRead(expected: Int, actual: Int)
+
+        var description: String {
+            switch self {
+            case .notRegularFile(let kind): "not a regular file (\(kind))"
+            case .symbolicLink: "a symbolic link"
+            case .invalidHeader(let error): error.description
+            case .lengthMismatch(let expected, let actual): "file is \(actual) bytes, header says \(expected)"
+            case .keyMismatch: "key in header does not match the file name (hash collision or misplaced file)"
+            case .payloadChecksumMismatch(let stored, let computed):
+                "payload checksum mismatch (stored \(stored), computed \(computed))"
+            case .shortRead(let expected, let actual): "short read: \(actual) of \(expected) bytes"
+            }
+        }
+    }
+
+    /// Reads and verifies the entry file at `path`, removing it (and logging) when it is damaged
+    /// or expired.
+    ///
+    /// - Parameters:
+    ///   - fileName: The file's name, the SHA-256 hex of the key it must hold.
+    ///   - expectedKey: The key when known (a lookup); `nil` when listing, then the header's key is
+    ///     hashed and compared with `fileName`.
+    /// - Returns: The verified file, or why there is none.
+    /// - Throws: ``DiskCacheError/readFailed(path:call:errno:)`` for I/O errors other than absence.
+    func readEntryFile(
+        at path: String, fileName: String, expectedKey: String?, options: ReadOptions, now: Date
+    ) throws -> EntryLookup {
+        let descriptor: Int32
+        switch FileSystem.open(path, flags: FileSystem.readOnlyFlags) {
+        case .success(let opened):
+            descriptor = opened
+        case .failure(let error) where error.errno == ENOENT || error.errno == ENOTDIR:
+            return .absent
+        case .failure(let error) where error.errno == ELOOP || error.errno == EMLINK:
+            discard(path: path, status: nil, reason: Damage.symbolicLink.description, level: .warning)
+            return .damaged
+        case .failure(let error):
+            throw DiskCacheError.readFailed(path: path, call: error.call, errno: error.errno)
+        }
+        defer { FileSystem.close(descriptor) }
+
+        let status: FileStatus
+        switch FileSystem.status(of: descriptor) {
+        case .success(let value): status = value
+        case .failure(let error): throw DiskCacheError.readFailed(path: path, call: error.call, errno: error.errno)
+        }
+        let header: Entry.Header
+        let prefix: [UInt8]
+        switch try readHeader(descriptor, status: status, path: path) {
+        case .success(let parsed): (header, prefix) = parsed
+        case .failure(let damage):
+            discard(path: path, status: status, reason: damage.description, level: .warning)
+            return .damaged
+        }
+        let keyMatches =
+            if let expectedKey { header.key.utf8.elementsEqual(expectedKey.utf8) } else {
+                Self.fileName(forKey: header.key) == fileName
+            }
+        guard keyMatches else {
+            discard(path: path, status: status, reason: Damage.keyMismatch.description, level: .warning)
+            return .damaged
+        }
+        if header.isExpired(at: now) {
+            discard(path: path, status: status, reason: "expired", level: .debug)
+            return .expired
+        }
+        var payload: Data?
+        if options.contains(.payload) {
+            switch try readPayload(descriptor, header: header, prefix: prefix, path: path) {
+            case .success(let bytes): payload = bytes
+            case .failure(let damage):
+                discard(path: path, status: status, reason: damage.description, level: .warning)
+                return .damaged
+            }
+        }
+        if options.contains(.markUsed),
+            now.timeIntervalSince(status.modificationDate) >= configuration.recencyUpdateInterval
+        {
+            // Best effort: a file owned by another user cannot be touched, and that only costs recency.
+            _ = FileSystem.setTimes(descriptor, to: now)
+        }
+        return .found(EntryFile(header: header, status: status, payload: payload))
+    }
+
+    /// Removes the file at `path` if it is still the file described by `status` (another process may
+    /// have renamed a fresh entry into place since it was opened), and logs why.
+    func discard(path: String, status: FileStatus?, reason: String, level: Logger.Level) {
+        if let status {
+            guard case .success(let current) = FileSystem.linkStatus(path), current.isSameFile(as: status) else {
+                return
+            }
+        }
+        switch FileSystem.removeItem(path) {
+        case .success:
+            noteRemoval(byteCount: status.map { $0.kind == .regular ? $0.byteCount : 0 } ?? 0)
+            let message: Logger.Message =
+                level == .debug ? "Removed expired disk cache entry" : "Removed damaged disk cache entry"
+            configuration.logger.log(
+                level: level, message, metadata: ["path": .string(path), "reason": .string(reason)])
+        case .failure(let error):
+            configuration.logger.warning(
+                "Cannot remove damaged or expired disk cache entry",
+                metadata: [
+                    "path": .string(path), "reason": .string(reason),
+                    "call": .string(error.call), "errno": .stringConvertible(error.errno),
+                ])
+        }
+    }
+
+    // MARK: - Private
+
+    /// Reads the header; returns it with the bytes read so far (the header and possibly some payload).
+    private func readHeader(
+        _ descriptor: Int32, status: FileStatus, path: String
+    ) throws -> Result<(Entry.Header, [UInt8]), Damage> {
+        guard status.kind == .regular else { return .failure(.notRegularFile(status.kind)) }
+        let fileSize = status.byteCount
+        var prefix = try read(descriptor, count: min(fileSize, 16 * 1024), at: 0, path: path)
+        guard prefix.count == min(fileSize, 16 * 1024) else {
+            return .failure(.shortRead(expected: min(fileSize, 16 * 1024), actual: prefix.count))
+        }
+        var parsed = Entry.Header.parse(prefix)
+        if case .failure(.truncated(let required)) = parsed, required > prefix.count, required <= fileSize {
+            prefix = try read(descriptor, count: required, at: 0, path: path)
+            guard prefix.count == required else {
+                return .failure(.shortRead(expected: required, actual: prefix.count))
+            }
+            parsed = Entry.Header.parse(prefix)
+        }
+        switch parsed {
+        case .failure(let error):
+            return .failure(.invalidHeader(error))
+        case .success(let header):
+            guard header.fileByteCount == fileSize else {
+                return .failure(.lengthMismatch(expected: header.fileByteCount, actual: fileSize))
+            }
+            return .success((header, prefix))
+        }
+    }
+
+    /// Reads the payload (reusing what `prefix` already holds) and checks its CRC-32C.
+    private func readPayload(
+        _ descriptor: Int32, header: Entry.Header, prefix: [UInt8], path: String
+    ) throws -> Result<Data, Damage> {
+        let count = header.payloadByteCount
+        var payload = Data(count: count)
+        let alreadyRead = min(max(prefix.count - header.byteCount, 0), count)
+        let outcome: Result<Int, SystemCallError> = payload.withUnsafeMutableBytes { buffer in
+            if alreadyRead > 0 {
+                prefix.withUnsafeBytes { source in
+                    buffer.copyMemory(
+                        from: UnsafeRawBufferPointer(
+                            rebasing: source[header.byteCount..<header.byteCount + alreadyRead]))
+                }
+            }
+            let rest = UnsafeMutableRawBufferPointer(rebasing: buffer[alreadyRead...])
+            return FileSystem.readFully(descriptor, into: rest, at: header.byteCount + alreadyRead)
+        }
+        switch outcome {
+        case .failure(let error):
+            throw DiskCacheError.readFailed(path: path, call: error.call, errno: error.errno)
+        case .success(let readCount) where alreadyRead + readCount != count:
+            return .failure(.shortRead(expected: count, actual: alreadyRead + readCount))
+        case .success:
+            let computed = payload.withUnsafeBytes { CRC32C.checksum($0) }
+            guard computed == header.payloadChecksum else {
+                return .failure(.payloadChecksumMismatch(stored: header.payloadChecksum, computed: computed))
+            }
+            return .success(payload)
+        }
+    }
+
+    /// Up to `count` bytes from `offset` (fewer at the end of the file).
+    private func read(_ descriptor: Int32, count: Int, at offset: Int, path: String) throws -> [UInt8] {
+        try [UInt8](unsafeUninitializedCapacity: count) { buffer, initializedCount in
+            switch FileSystem.readFully(descriptor, into: UnsafeMutableRawBufferPointer(buffer), at: offset) {
+            case .success(let readCount):
+                initializedCount = readCount
+            case .failure(let error):
+                initializedCount = 0
+                throw DiskCacheError.readFailed(path: path, call: error.call, errno: error.errno)
+            }
+        }
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+extension DiskCache {
+    /// What a write did to the folder's size.
+    struct WriteOutcome: Sendable, Hashable {
+        /// The new entry file's length.
+        var byteCount: Int
+        /// The length of the entry file it replaced, 0 when there was none.
+        var replacedByteCount: Int
+    }
+
+    /// Writes the entry to a fresh temporary file and renames it over the entry path.
+    ///
+    /// The temporary file lives in `<root>/tmp/` (same file system, so the rename is atomic) and is
+    /// `flock`ed until the rename, which tells ``trim()`` in any process that it is not abandoned.
+    /// The payload is written in chunks with its CRC-32C computed on the way (one pass over the
+    /// bytes), then the header, which holds the checksum, is written at offset 0. No `fsync`: a
+    /// torn file after a crash is caught by the length and checksum checks.
+    ///
+    /// - Parameter header: The entry's header; its `payloadChecksum` is computed here.
+    /// - Throws: ``DiskCacheError/writeFailed(path:call:errno:)``.
+    func writeEntryFile(header: Entry.Header, payload: Data, location: Location, now: Date) throws -> WriteOutcome {
+        var header = header
+        var isChecksumKnown = false
+        // A trim in another process may remove the temporary file between its creation and its
+        // lock (a window of one system call); the rename then fails and the write starts again.
+        for _ in 0..<3 {
+            if let outcome = try writeOnce(
+                header: &header, isChecksumKnown: &isChecksumKnown, payload: payload, location: location, now: now)
+            {
+                return outcome
+            }
+        }
+        throw DiskCacheError.writeFailed(path: location.path, call: "rename", errno: ENOENT)
+    }
+
+    // MARK: - Private
+
+    /// Bytes of payload written (and checksummed) per system call.
+    private static let chunkByteCount = 256 * 1024
+
+    /// One attempt; `nil` when the temporary file vanished before the rename.
+    private func writeOnce(
+        header: inout Entry.Header, isChecksumKnown: inout Bool, payload: Data, location: Location, now: Date
+    ) throws -> WriteOutcome? {
+        let (temporaryPath, descriptor) = try createTemporaryFile()
+        var renamed = false
+        defer {
+            if !renamed { _ = FileSystem.unlink(temporaryPath) }
+            FileSystem.close(descriptor)  // after the rename: releases the lock
+        }
+        let headerByteCount = header.byteCount
+        var checksum = CRC32C()
+        let computeChecksum = !isChecksumKnown
+        var written: Result<Void, SystemCallError> = payload.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let chunk = UnsafeRawBufferPointer(
+                    rebasing: buffer[offset..<min(offset + Self.chunkByteCount, buffer.count)])
+                if computeChecksum { checksum.update(chunk) }
+                if case .failure(let error) = FileSystem.writeAll(descriptor, chunk, at: headerByteCount + offset) {
+                    return .failure(error)
+                }
+                offset += chunk.count
+            }
+            return .success(())
+        }
+        if case .success = written {
+            if computeChecksum {
+                header.payloadChecksum = checksum.value
+                isChecksumKnown = true
+            }
+            written = header.encoded().withUnsafeBytes { FileSystem.writeAll(descriptor, $0, at: 0) }
+        }
+        if case .failure(let error) = written {
+            throw DiskCacheError.writeFailed(path: temporaryPath, call: error.call, errno: error.errno)
+        }
+        // The modification time is the recency mark; use the cache's clock for it.
+        _ = FileSystem.setTimes(descriptor, to: now)
+
+        var replacedByteCount = 0
+        if case .success(let previous) = FileSystem.linkStatus(location.path), previous.kind == .regular {
+            replacedByteCount = previous.byteCount
+        }
+        var result = FileSystem.rename(temporaryPath, to: location.path)
+        if case .failure(let error) = result, error.errno == ENOENT {
+            guard case .success(let status) = FileSystem.status(of: descriptor), status.linkCount > 0 else {
+                renamed = true  // nothing left to unlink
+                return nil
+            }
+            // The shard folder does not exist yet (or was removed by `removeAll()`): create it, retry.
+            if case .failure(let mkdirError) = FileSystem.makeDirectoryAndParents(location.shardPath) {
+                throw DiskCacheError.writeFailed(
+                    path: mkdirError.path ?? location.shardPath, call: mkdirError.call, errno: mkdirError.errno)
+            }
+            result = FileSystem.rename(temporaryPath, to: location.path)
+        }
+        switch result {
+        case .success:
+            renamed = true
+            return WriteOutcome(byteCount: headerByteCount + payload.count, replacedByteCount: replacedByteCount)
+        case .failure(let error):
+            throw DiskCacheError.writeFailed(path: location.path, call: error.call, errno: error.errno)
+        }
+    }
+
+    /// Creates and locks `<root>/tmp/<pid>-<random>.tmp`, creating the folder when missing.
+    private func createTemporaryFile() throws -> (path: String, descriptor: Int32) {
+        var createdFolder = false
+        while true {
+            let name = "\(FileSystem.processIdentifier)-\(String(UInt64.random(in: 0...UInt64.max), radix: 36)).tmp"
+            let path = temporaryDirectoryPath + "/" + name
+            switch FileSystem.open(path, flags: FileSystem.createExclusiveFlags, mode: 0o644) {
+            case .success(let descriptor):
+                // Where flock is unsupported, abandoned files are recognised by age instead.
+                _ = FileSystem.tryLockExclusive(descriptor)
+                // A trim may have taken the file between open and flock (Darwin's O_EXLOCK closes
+                // that window; Linux has no atomic equivalent): then start with a fresh name.
+                if case .success(let status) = FileSystem.status(of: descriptor), status.linkCount == 0 {
+                    FileSystem.close(descriptor)
+                    continue
+                }
+                return (path, descriptor)
+            case .failure(let error) where error.errno == EEXIST:
+                continue
+            case .failure(let error) where error.errno == ENOENT && !createdFolder:
+                createdFolder = true
+                if case .failure(let mkdirError) = FileSystem.makeDirectoryAndParents(temporaryDirectoryPath) {
+                    throw DiskCacheError.writeFailed(
+                        path: mkdirError.path ?? temporaryDirectoryPath, call: mkdirError.call, errno: mkdirError.errno)
+                }
+            case .failure(let error):
+                throw DiskCacheError.writeFailed(path: path, call: error.call, errno: error.errno)
+            }
+        }
+    }
+}

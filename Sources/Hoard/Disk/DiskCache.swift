@@ -1,0 +1,226 @@
+import Crypto
+import Foundation
+import Logging
+import Synchronization
+
+/// A cache of byte blobs in one folder, safe to share between threads and between processes.
+///
+/// Each entry is one file named by the SHA-256 of its key (lowercase hex), in a subfolder named by
+/// the first two hex digits: `<directory>/3f/3fa1…`. Keys are never part of a path, so any string
+/// (`"../../etc/passwd"`, `"/"`, a NUL, emoji, 64 KiB of text) is a valid key. The file starts
+/// with a header (see `DiskCache.Entry.Header`) holding the full key, creation and expiration dates,
+/// the payload length and a CRC-32C of the payload; a file that does not verify is a miss, is
+/// removed, and is logged. Wrong bytes are never returned.
+///
+/// **Writes** go to a temporary file in `<directory>/tmp/`, are written in full, and are renamed
+/// over the entry with `rename(2)`, so a reader (in any process) sees the old entry, the new one or a
+/// miss, never a mix. Writes are not `fsync`ed: a cache may lose entries in a power cut, and a file
+/// torn by one fails its length or checksum check and reads as a miss. A writer holds an `flock(2)`
+/// lock on its temporary file; ``trim()`` removes every temporary file nobody holds, which is what a
+/// killed writer leaves behind.
+///
+/// **Size** is bounded by ``Configuration/sizeLimit`` while the process runs: each write adds to an
+/// approximate running total, and when it passes the limit (or the last scan is older than
+/// ``Configuration/rescanInterval``, which counts what other processes wrote) the folder is scanned
+/// and the least recently used entries are removed down to the low-water mark.
+///
+/// **Recency** is the entry file's modification time: a write sets it, and a read hit sets it again
+/// with `futimens(2)` when it is older than ``Configuration/recencyUpdateInterval``. A read therefore
+/// costs `open`, `fstat`, one or two `pread`s and `close`, plus one `futimens` per entry per interval.
+///
+/// ```swift
+/// let cache = try DiskCache(directory: URL(filePath: "/var/cache/app/blobs"))
+/// try cache.store(Data("hello".utf8), forKey: "greeting", expiry: .seconds(3600))
+/// let bytes = try cache.data(forKey: "greeting")   // Data("hello".utf8)
+/// ```
+public final class DiskCache: Sendable {
+    /// The longest key, in bytes of UTF-8, that ``store(_:forKey:expiry:)`` accepts (1 MiB).
+    public static let maximumKeyByteCount = 1 << 20
+
+    /// The folder that holds the entries.
+    public let directory: URL
+    /// The limits, clock and logger this cache was created with.
+    public let configuration: Configuration
+
+    let rootPath: String
+    let temporaryDirectoryPath: String
+    let state = Mutex(TrimState())
+
+    /// Opens the cache in `directory`, creating the folder (and its parents) when missing.
+    ///
+    /// Entries already in the folder, written by this or another process, are used as they are.
+    ///
+    /// ```swift
+    /// let cache = try DiskCache(directory: caches.appending(path: "thumbnails"),
+    ///                           configuration: .init(sizeLimit: 64 * 1024 * 1024))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - directory: A file URL of the cache's own folder; nothing else should live in it.
+    ///   - configuration: Size limit, recency granularity, logger and clock.
+    /// - Throws: ``DiskCacheError/directoryUnavailable(path:call:errno:)`` when the folder cannot
+    ///   be created.
+    /// - Complexity: O(1); the first write scans the folder.
+    public init(directory: URL, configuration: Configuration = Configuration()) throws {
+        precondition(directory.isFileURL, "DiskCache needs a file URL, got \(directory)")
+        self.directory = directory
+        self.configuration = configuration
+        let path = directory.standardizedFileURL.path(percentEncoded: false)
+        rootPath = path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
+        temporaryDirectoryPath = rootPath + "/tmp"
+        if case .success(let status) = FileSystem.status(ofPath: rootPath), status.kind == .directory { return }
+        if case .failure(let error) = FileSystem.makeDirectoryAndParents(rootPath) {
+            throw DiskCacheError.directoryUnavailable(
+                path: error.path ?? rootPath, call: error.call, errno: error.errno)
+        }
+    }
+
+    /// Stores `data` under `key`, replacing any previous value.
+    ///
+    /// The entry appears atomically: readers see the previous value or this one. An expiry that
+    /// has already passed stores nothing and removes the previous value. After the write the
+    /// running size total is updated, which may trigger a trim.
+    ///
+    /// ```swift
+    /// try cache.store(jpegBytes, forKey: "https://example.com/a.jpg", expiry: .seconds(86_400))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - data: The bytes to store.
+    ///   - key: Any string of at most ``maximumKeyByteCount`` UTF-8 bytes.
+    ///   - expiry: When the entry stops being returned; default ``Expiry/never``.
+    /// - Throws: ``DiskCacheError/writeFailed(path:call:errno:)`` naming the file, the call and the
+    ///   errno (`ENOSPC` for a full disk, `EROFS`/`EACCES` for an unwritable folder; existing entries
+    ///   stay readable); ``DiskCacheError/keyTooLong(byteCount:maximum:)``.
+    /// - Complexity: O(n) in the size of `data` (one checksum pass and one write); a trim, when
+    ///   due, is O(m log m) in the number of entries.
+    public func store(_ data: Data, forKey key: String, expiry: Expiry = .never) throws {
+        let keyByteCount = key.utf8.count
+        guard keyByteCount <= Self.maximumKeyByteCount else {
+            throw DiskCacheError.keyTooLong(byteCount: keyByteCount, maximum: Self.maximumKeyByteCount)
+        }
+        let now = configuration.now()
+        var expirationDate = expiry.expirationDate(from: now)
+        if let date = expirationDate {
+            let interval = date.timeIntervalSinceReferenceDate
+            if interval == .infinity {
+                expirationDate = nil
+            } else if interval.isNaN || date <= now {
+                try remove(forKey: key)
+                return
+            }
+        }
+        let header = Entry.Header(
+            key: key, creationDate: now, expirationDate: expirationDate,
+            payloadByteCount: data.count, payloadChecksum: 0)  // computed while writing
+        let written = try writeEntryFile(header: header, payload: data, location: location(forKey: key), now: now)
+        noteWrite(written, now: now)
+    }
+
+    /// The bytes stored under `key`, or `nil` when there are none, they expired, or the file is
+    /// damaged (then it is removed and the event logged).
+    ///
+    /// ```swift
+    /// if let bytes = try cache.data(forKey: "greeting") { use(bytes) }
+    /// ```
+    ///
+    /// - Parameter key: The key the bytes were stored under.
+    /// - Returns: The verified bytes, or `nil` for a miss.
+    /// - Throws: ``DiskCacheError/readFailed(path:call:errno:)`` when the file exists but cannot be
+    ///   read (`EACCES`, `EIO`).
+    /// - Complexity: O(n) in the size of the entry (one read and one checksum pass).
+    public func data(forKey key: String) throws -> Data? {
+        try entry(forKey: key)?.data
+    }
+
+    /// The entry stored under `key` with its creation and expiration dates, or `nil` for a miss.
+    ///
+    /// ```swift
+    /// if let entry = try cache.entry(forKey: "feed"), entry.creationDate > cutoff { show(entry.data) }
+    /// ```
+    ///
+    /// - Parameter key: The key the bytes were stored under.
+    /// - Returns: The verified entry, or `nil` when there is none, it expired, or it was damaged.
+    /// - Throws: ``DiskCacheError/readFailed(path:call:errno:)`` when the file cannot be read.
+    /// - Complexity: O(n) in the size of the entry.
+    public func entry(forKey key: String) throws -> Entry? {
+        guard key.utf8.count <= Self.maximumKeyByteCount else { return nil }
+        let location = location(forKey: key)
+        let now = configuration.now()
+        let lookup = try readEntryFile(
+            at: location.path, fileName: location.fileName, expectedKey: key, options: [.payload, .markUsed], now: now)
+        guard let file = lookup.file, let payload = file.payload
+        else { return nil }
+        return Entry(
+            key: key, data: payload, creationDate: file.header.creationDate,
+            expirationDate: file.header.expirationDate)
+    }
+
+    /// Removes the entry stored under `key`; a missing entry is not an error.
+    ///
+    /// ```swift
+    /// try cache.remove(forKey: "greeting")
+    /// ```
+    ///
+    /// - Parameter key: The key to forget.
+    /// - Throws: ``DiskCacheError/removeFailed(path:call:errno:)`` when the file exists and cannot be
+    ///   removed.
+    /// - Complexity: O(1): one `lstat` and one `unlink`.
+    public func remove(forKey key: String) throws {
+        guard key.utf8.count <= Self.maximumKeyByteCount else { return }
+        let path = location(forKey: key).path
+        let byteCount: Int
+        switch FileSystem.linkStatus(path) {
+        case .success(let status): byteCount = status.kind == .regular ? status.byteCount : 0
+        case .failure: return
+        }
+        if case .failure(let error) = FileSystem.removeItem(path) {
+            throw DiskCacheError.removeFailed(path: path, call: error.call, errno: error.errno)
+        }
+        noteRemoval(byteCount: byteCount)
+    }
+}
+
+// MARK: - Locations
+
+extension DiskCache {
+    /// Where the entry for a key lives.
+    struct Location: Sendable, Hashable {
+        /// The SHA-256 of the key's UTF-8, lowercase hex: the file name.
+        var fileName: String
+        /// The shard folder: the root and the first two hex digits.
+        var shardPath: String
+        /// The full path of the entry file.
+        var path: String
+    }
+
+    /// The entry file of `key`: `<root>/<first two hex digits>/<64 hex digits>`.
+    func location(forKey key: String) -> Location {
+        let fileName = Self.fileName(forKey: key)
+        let shardPath = rootPath + "/" + fileName.prefix(2)
+        return Location(fileName: fileName, shardPath: shardPath, path: shardPath + "/" + fileName)
+    }
+
+    /// The SHA-256 of `key`'s UTF-8 as 64 lowercase hex digits.
+    static func fileName(forKey key: String) -> String {
+        let digest = SHA256.hash(data: Array(key.utf8))
+        let digits = Array("0123456789abcdef".utf8)
+        var hex: [UInt8] = []
+        hex.reserveCapacity(64)
+        for byte in digest {
+            hex.append(digits[Int(byte >> 4)])
+            hex.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: hex, as: UTF8.self)
+    }
+
+    /// Whether `name` looks like an entry file name (64 lowercase hex digits).
+    static func isEntryFileName(_ name: String) -> Bool {
+        name.utf8.count == 64 && name.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+    }
+
+    /// Whether `name` looks like a shard folder name (2 lowercase hex digits).
+    static func isShardName(_ name: String) -> Bool {
+        name.utf8.count == 2 && name.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+    }
+}

@@ -1,0 +1,83 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Why a ``DiskCache`` operation failed.
+///
+/// Every case names the file or folder involved, the C call that failed and the `errno` it left,
+/// so a log line says what to fix: a full disk is `ENOSPC`, a read-only file system `EROFS`, a
+/// folder the process may not write `EACCES`.
+///
+/// A damaged entry is never an error: it is a miss (the file is removed and the event logged).
+///
+/// ```swift
+/// do {
+///     try cache.store(data, forKey: "avatar/42")
+/// } catch let error as DiskCacheError where error.errno == ENOSPC {
+///     logger.warning("cache disk full: \(error)")
+/// }
+/// ```
+public enum DiskCacheError: Error, Sendable, Hashable {
+    /// The cache folder (or one of its subfolders) could not be created or listed.
+    case directoryUnavailable(path: String, call: String, errno: Int32)
+    /// An entry could not be written; `path` is the temporary file or the entry file.
+    ///
+    /// Entries that were already stored stay readable.
+    case writeFailed(path: String, call: String, errno: Int32)
+    /// An entry file exists but could not be read (for example `EACCES` or `EIO`).
+    case readFailed(path: String, call: String, errno: Int32)
+    /// An entry file could not be removed.
+    case removeFailed(path: String, call: String, errno: Int32)
+    /// The key's UTF-8 form is longer than ``DiskCache/maximumKeyByteCount``.
+    case keyTooLong(byteCount: Int, maximum: Int)
+}
+
+extension DiskCacheError {
+    /// The `errno` of the failed call, or `nil` for ``keyTooLong(byteCount:maximum:)``.
+    public var errno: Int32? {
+        switch self {
+        case .directoryUnavailable(_, _, let code), .writeFailed(_, _, let code), .readFailed(_, _, let code),
+            .removeFailed(_, _, let code):
+            code
+        case .keyTooLong:
+            nil
+        }
+    }
+
+    /// The file or folder involved, or `nil` for ``keyTooLong(byteCount:maximum:)``.
+    public var path: String? {
+        switch self {
+        case .directoryUnavailable(let path, _, _), .writeFailed(let path, _, _), .readFailed(let path, _, _),
+            .removeFailed(let path, _, _):
+            path
+        case .keyTooLong:
+            nil
+        }
+    }
+}
+
+extension DiskCacheError: CustomStringConvertible {
+    /// A sentence naming the operation, the path, the failed call and the system's explanation.
+    public var description: String {
+        switch self {
+        case .directoryUnavailable(let path, let call, let code):
+            "Disk cache folder \(path) is unavailable: \(call) failed: \(Self.explain(code))"
+        case .writeFailed(let path, let call, let code):
+            "Cannot write disk cache entry \(path): \(call) failed: \(Self.explain(code))"
+        case .readFailed(let path, let call, let code):
+            "Cannot read disk cache entry \(path): \(call) failed: \(Self.explain(code))"
+        case .removeFailed(let path, let call, let code):
+            "Cannot remove disk cache entry \(path): \(call) failed: \(Self.explain(code))"
+        case .keyTooLong(let count, let maximum):
+            "Disk cache key is \(count) bytes of UTF-8; the maximum is \(maximum)"
+        }
+    }
+
+    private static func explain(_ code: Int32) -> String {
+        "\(String(cString: strerror(code))) (errno \(code))"
+    }
+}

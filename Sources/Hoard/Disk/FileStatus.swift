@@ -1,0 +1,49 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// What `fstat(2)`/`lstat(2)` says about a file, without C types.
+struct FileStatus: Sendable, Hashable {
+    enum Kind: Sendable, Hashable { case regular, directory, symbolicLink, other }
+
+    var kind: Kind
+    var byteCount: Int
+    var modificationDate: Date
+    var device: UInt64
+    var inode: UInt64
+    var linkCount: Int
+
+    /// Whether both describe the same file (device and inode).
+    func isSameFile(as other: FileStatus) -> Bool {
+        device == other.device && inode == other.inode
+    }
+}
+
+extension FileStatus {
+    /// Converts a C `stat` record.
+    init(_ info: stat) {
+        let type = info.st_mode & S_IFMT
+        switch type {
+        case S_IFREG: kind = .regular
+        case S_IFDIR: kind = .directory
+        case S_IFLNK: kind = .symbolicLink
+        default: kind = .other
+        }
+        byteCount = Int(info.st_size)
+        #if canImport(Darwin)
+            let time = info.st_mtimespec
+        #else
+            let time = info.st_mtim
+        #endif
+        modificationDate = Date(timeIntervalSince1970: Double(time.tv_sec) + Double(time.tv_nsec) / 1_000_000_000)
+        device = UInt64(truncatingIfNeeded: info.st_dev)
+        inode = UInt64(truncatingIfNeeded: info.st_ino)
+        linkCount = Int(info.st_nlink)
+    }
+}

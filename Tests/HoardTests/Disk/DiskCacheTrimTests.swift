@@ -1,0 +1,154 @@
+import Foundation
+import Testing
+
+@testable import Hoard
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+@Suite("DiskCache size limit, recency and temporary files")
+struct DiskCacheTrimTests {
+    /// Bytes of an entry file with a 2-character key and a 1000-byte value.
+    static let entryFileSize = 48 + 2 + 1000
+
+    /// Two lowercase hex digits, so that every entry file has the same size.
+    private static func twoCharacterKey(_ value: Int) -> String {
+        let digits = Array("0123456789abcdef")
+        return String([digits[value / 16 % 16], digits[value % 16]])
+    }
+
+    private func modificationDate(_ path: String) throws -> Date {
+        try #require(FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date)
+    }
+
+    @Test("Past the limit, least recently used entries go first, down to the low-water mark")
+    func leastRecentlyUsedFirst() throws {
+        let fixture = try DiskCacheFixture(sizeLimit: 10 * Self.entryFileSize)
+        defer { fixture.remove() }
+        for index in 0..<10 {
+            try fixture.cache.store(Data(repeating: UInt8(index), count: 1000), forKey: "k\(index)")
+            fixture.clock.advance(by: 100)
+        }
+        #expect(fixture.files.count == 10)  // exactly at the limit: nothing removed
+        _ = try fixture.cache.data(forKey: "k0")  // now the most recently used
+        fixture.clock.advance(by: 100)
+        _ = try fixture.cache.data(forKey: "k1")
+        fixture.clock.advance(by: 100)
+        try fixture.cache.store(Data(repeating: 10, count: 1000), forKey: "kx")
+        // 11 entries > limit; down to 80% = 8 entries: the three least recently used (k2, k3, k4) go.
+        let expected = ["k0", "k1", "kx"] + (5...9).map { "k\($0)" }
+        #expect(Set(try fixture.cache.keys()) == Set(expected))
+        #expect(try fixture.cache.totalSize == 8 * Self.entryFileSize)
+        #expect(fixture.log.lines(containing: "Trimmed disk cache").count == 1)
+    }
+
+    @Test("A read marks the entry used at most once per recencyUpdateInterval")
+    func throttledRecency() throws {
+        let fixture = try DiskCacheFixture(recencyUpdateInterval: 60)
+        defer { fixture.remove() }
+        let stored = fixture.clock.now
+        try fixture.cache.store(Data([1]), forKey: "k")
+        let path = fixture.entryPath("k")
+        #expect(abs(try modificationDate(path).timeIntervalSince(stored)) < 0.001)
+        fixture.clock.advance(by: 59)
+        _ = try fixture.cache.data(forKey: "k")
+        #expect(abs(try modificationDate(path).timeIntervalSince(stored)) < 0.001)
+        fixture.clock.advance(by: 1)
+        _ = try fixture.cache.data(forKey: "k")
+        #expect(abs(try modificationDate(path).timeIntervalSince(fixture.clock.now)) < 0.001)
+        // A miss or listing does not touch anything.
+        fixture.clock.advance(by: 600)
+        _ = try fixture.cache.keys()
+        #expect(abs(try modificationDate(path).timeIntervalSince(stored.addingTimeInterval(60))) < 0.001)
+    }
+
+    @Test("The limit holds while writing, with amortised trims (not one per write)")
+    func enforcedWhileRunning() throws {
+        let limit = 100 * Self.entryFileSize
+        let fixture = try DiskCacheFixture(sizeLimit: limit, rescanInterval: 3600)
+        defer { fixture.remove() }
+        for index in 0..<500 {
+            try fixture.cache.store(Data(repeating: 1, count: 1000), forKey: Self.twoCharacterKey(index % 256))
+            if index % 50 == 0 {
+                #expect(try fixture.cache.totalSize <= limit)
+            }
+            fixture.clock.advance(by: 1)
+        }
+        #expect(try fixture.cache.totalSize <= limit)
+        let trims = fixture.log.lines(containing: "Trimmed disk cache").count
+        // 256 distinct keys of 1050 bytes, a 100-entry limit and an 80-entry low-water mark:
+        // a trim every ~20 new entries, not one per write.
+        #expect(trims > 5 && trims < 40, "trims: \(trims)")
+    }
+
+    @Test("Bytes written by another instance (another process) count once the folder is rescanned")
+    func otherWritersCount() throws {
+        let limit = 50 * Self.entryFileSize
+        let fixture = try DiskCacheFixture(sizeLimit: limit, rescanInterval: 60)
+        defer { fixture.remove() }
+        try fixture.cache.store(Data(repeating: 0, count: 1000), forKey: "aa")  // first write: initial scan
+        let other = try DiskCache(
+            directory: fixture.folder.cacheURL, configuration: fixture.configuration(sizeLimit: 1 << 30))
+        for index in 0..<100 {
+            try other.store(Data(repeating: 2, count: 1000), forKey: String(index / 10) + String(index % 10))
+        }
+        try fixture.cache.store(Data(repeating: 0, count: 1000), forKey: "ab")
+        #expect(fixture.files.count == 102)  // not rescanned yet: the running total is small
+        fixture.clock.advance(by: 60)
+        try fixture.cache.store(Data(repeating: 0, count: 1000), forKey: "ac")
+        #expect(try fixture.cache.totalSize <= fixture.cache.configuration.lowWaterMark)
+        #expect(try fixture.cache.data(forKey: "ac") != nil)  // the newest survives
+    }
+
+    @Test("trim() under the limit removes no entry")
+    func trimUnderLimit() throws {
+        let fixture = try DiskCacheFixture()
+        defer { fixture.remove() }
+        for index in 0..<20 { try fixture.cache.store(Data([UInt8(index)]), forKey: "\(index)") }
+        try fixture.cache.trim()
+        #expect(try fixture.cache.keys().count == 20)
+    }
+
+    @Test("Temporary files: abandoned ones are removed by trim, ones a live writer holds are kept")
+    func temporaryFiles() throws {
+        let fixture = try DiskCacheFixture()
+        defer { fixture.remove() }
+        try fixture.cache.store(Data([1]), forKey: "k")  // creates tmp/
+        let tmp = fixture.cache.temporaryDirectoryPath
+        for index in 0..<5 { try Data(repeating: 9, count: 100).write(to: URL(filePath: "\(tmp)/99999-\(index).tmp")) }
+        try FileManager.default.createSymbolicLink(
+            atPath: "\(tmp)/link.tmp", withDestinationPath: fixture.entryPath("k"))
+        // A writer in progress: the file is flock'ed through another open file description.
+        let live = "\(tmp)/live.tmp"
+        let descriptor = open(live, O_WRONLY | O_CREAT | O_EXCL, 0o644)
+        try #require(descriptor >= 0)
+        #expect(flock(descriptor, LOCK_EX | LOCK_NB) == 0)
+
+        try fixture.cache.trim()
+        #expect(fixture.temporaryFiles == ["live.tmp"])
+        #expect(try fixture.cache.data(forKey: "k") == Data([1]))  // the link's target is untouched
+        #expect(fixture.log.lines(containing: "abandoned").first?.metadata["count"] == "6")
+
+        close(descriptor)  // the writer dies: the kernel drops its lock
+        try fixture.cache.trim()
+        #expect(fixture.temporaryFiles.isEmpty)
+    }
+
+    @Test("removeAll keeps a live writer's temporary file and the cache works afterwards")
+    func removeAllWithLiveWriter() throws {
+        let fixture = try DiskCacheFixture()
+        defer { fixture.remove() }
+        for index in 0..<10 { try fixture.cache.store(Data([UInt8(index)]), forKey: "\(index)") }
+        let live = "\(fixture.cache.temporaryDirectoryPath)/live.tmp"
+        let descriptor = open(live, O_WRONLY | O_CREAT | O_EXCL, 0o644)
+        defer { close(descriptor) }
+        #expect(flock(descriptor, LOCK_EX | LOCK_NB) == 0)
+        try fixture.cache.removeAll()
+        #expect(fixture.files == ["tmp/live.tmp"])
+        try fixture.cache.store(Data([42]), forKey: "again")
+        #expect(try fixture.cache.data(forKey: "again") == Data([42]))
+    }
+}

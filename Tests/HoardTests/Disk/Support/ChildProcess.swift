@@ -1,0 +1,47 @@
+import Foundation
+import Testing
+
+/// The `HoardDiskStress` executable the process tests start (built with the package).
+enum StressChild {
+    /// The built executable, next to the test bundle.
+    static let executableURL: URL? = {
+        var folders: [URL] = []
+        if let first = CommandLine.arguments.first {
+            folders.append(URL(filePath: first).deletingLastPathComponent())
+        }
+        if let main = Bundle.main.executableURL { folders.append(main.deletingLastPathComponent()) }
+        for bundle in Bundle.allBundles where bundle.bundleURL.pathExtension == "xctest" {
+            folders.append(bundle.bundleURL.deletingLastPathComponent())
+        }
+        return folders.lazy
+            .map { $0.appending(path: "HoardDiskStress") }
+            .first { FileManager.default.isExecutableFile(atPath: $0.path(percentEncoded: false)) }
+    }()
+
+    /// The executable, or a recorded test failure saying how to build it.
+    static func requireExecutable(sourceLocation: SourceLocation = #_sourceLocation) throws -> URL {
+        try #require(
+            executableURL,
+            "HoardDiskStress is not built next to the tests: run `swift build` (all targets) before `swift test`",
+            sourceLocation: sourceLocation)
+    }
+
+    /// Starts the child with `arguments`; its standard output goes to the returned pipe.
+    static func start(_ arguments: [String]) throws -> (process: Process, output: Pipe) {
+        let process = Process()
+        process.executableURL = try requireExecutable()
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        return (process, output)
+    }
+
+    /// Runs the child to completion; returns its exit status and output.
+    static func run(_ arguments: [String]) async throws -> (status: Int32, output: String) {
+        let (process, pipe) = try start(arguments)
+        let output = await Task.detached { pipe.fileHandleForReading.readDataToEndOfFile() }.value
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+    }
+}
