@@ -26,6 +26,18 @@ public protocol Cachable: Sendable {
     ///
     /// - Throws: ``CachableError``.
     static func decode(_ data: Data) throws -> Self
+
+    /// The name a cache records with the bytes, so that they are never decoded as another type.
+    ///
+    /// The default is the type's full Swift name (`String(reflecting:)`, e.g. `"MyApp.Profile"`).
+    /// Override it with a fixed string to keep stored entries readable after renaming or moving
+    /// the type (and for types declared inside functions, whose reflected name is not stable).
+    static var cacheTypeIdentifier: String { get }
+}
+
+extension Cachable {
+    /// The type's full Swift name.
+    public static var cacheTypeIdentifier: String { String(reflecting: Self.self) }
 }
 
 extension Cachable where Self: Codable {

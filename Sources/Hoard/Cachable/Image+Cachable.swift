@@ -4,6 +4,9 @@ extension Image: Cachable {
     /// The JPEG quality ``Image`` uses when a cache stores an opaque image: 90.
     public static let cacheJPEGQuality = 90
 
+    /// `"Hoard.Image"`.
+    public static var cacheTypeIdentifier: String { "Hoard.Image" }
+
     /// PNG when the image has alpha (lossless), else JPEG at ``cacheJPEGQuality`` (lossy: the value
     /// read back is close to, not equal to, the one stored).
     ///

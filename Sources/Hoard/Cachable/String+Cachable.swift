@@ -1,6 +1,9 @@
 import Foundation
 
 extension String: Cachable {
+    /// `"Swift.String"`.
+    public static var cacheTypeIdentifier: String { "Swift.String" }
+
     /// The string's UTF-8 bytes.
     public func encode() throws -> Data { Data(utf8) }
 

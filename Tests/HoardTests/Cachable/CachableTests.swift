@@ -89,6 +89,16 @@ struct CachableTests {
         #expect(decoded.width == image.width && PixelMath.psnr(decoded, image) > 35)
     }
 
+    @Test("type identifiers are stable names, composed for collections")
+    func typeIdentifiers() {
+        #expect(String.cacheTypeIdentifier == "Swift.String")
+        #expect(Data.cacheTypeIdentifier == "Foundation.Data")
+        #expect(Image.cacheTypeIdentifier == "Hoard.Image")
+        #expect([Int].cacheTypeIdentifier == "Swift.Array<Swift.Int>")
+        #expect([String: [Profile]].cacheTypeIdentifier == "Swift.Dictionary<Swift.String, Swift.Array<HoardTests.Profile>>")
+        #expect(Profile.cacheTypeIdentifier == "HoardTests.Profile")
+    }
+
     @Test("garbage is not an image")
     func imageGarbage() {
         #expect(throws: ImageError.self) { try Image.decode(Data("hello".utf8)) }

@@ -1,0 +1,34 @@
+import Foundation
+
+/// A cached value with its metadata: when it was cached, when it expires, and where it came from.
+///
+/// ```swift
+/// if let entry = try await hoard.entry(Image.self, forKey: url) {
+///     print("from \(entry.source), \(Int(entry.age)) s old")
+/// }
+/// ```
+public struct CacheEntry<Value: Sendable>: Sendable {
+    /// Which tier answered.
+    public enum Source: Sendable, Hashable {
+        /// The memory tier.
+        case memory
+        /// The disk tier (the value is now in memory too).
+        case disk
+        /// No tier: the value was just produced by a fetch.
+        case fetch
+    }
+
+    /// The value.
+    public let value: Value
+    /// When the value was stored.
+    public let cachedAt: Date
+    /// When the value expires, or `nil` if it never does.
+    public let expiresAt: Date?
+    /// Which tier answered.
+    public let source: Source
+    /// When the entry was read.
+    public let retrievedAt: Date
+
+    /// How long the value had been cached when it was read, in seconds.
+    public var age: TimeInterval { retrievedAt.timeIntervalSince(cachedAt) }
+}

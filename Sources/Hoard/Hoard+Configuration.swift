@@ -1,0 +1,96 @@
+import Foundation
+import Logging
+
+extension Hoard {
+    /// The settings of a ``Hoard``: where it keeps its files, how much it keeps, and for how long.
+    ///
+    /// ```swift
+    /// var configuration = Hoard.Configuration(name: "avatars")
+    /// configuration.diskSizeLimit = 100 * 1024 * 1024
+    /// configuration.defaultExpiry = .seconds(7 * 86_400)
+    /// let avatars = try Hoard(configuration: configuration)
+    /// ```
+    public struct Configuration: Sendable {
+        /// The cache's name: its folder under the default location. Letters, digits, `.`, `-`, `_`.
+        public var name: String
+        /// The folder for the disk tier; `nil` means ``defaultDirectory(name:)``.
+        public var directory: URL?
+        /// The most values the memory tier keeps (default 1,000).
+        public var memoryCountLimit: Int
+        /// The most bytes the memory tier keeps (default 64 MiB): pixel bytes for images, encoded
+        /// bytes for other values.
+        public var memoryCostLimit: Int
+        /// Which memory entries go first when a limit is reached (default S3-FIFO, which beats
+        /// LRU's hit ratio on skewed workloads; see ``EvictionPolicy``).
+        public var memoryEvictionPolicy: EvictionPolicy
+        /// The most bytes the disk tier keeps, headers included (default 256 MiB).
+        public var diskSizeLimit: Int
+        /// The expiry of values stored without one (default ``Expiry/never``).
+        public var defaultExpiry: Expiry
+        /// The JPEG quality for opaque ``Image`` values (default 90); images with alpha are PNG.
+        public var jpegQuality: Int
+        /// Where damaged entries, trims and failures of completion-handler calls are reported.
+        public var logger: Logger
+        /// The clock for creation dates and expiry; tests inject their own.
+        public var now: @Sendable () -> Date
+
+        /// Creates a configuration.
+        ///
+        /// - Parameters:
+        ///   - name: The cache's name (default `"default"`).
+        ///   - directory: The disk folder, or `nil` for ``defaultDirectory(name:)``.
+        public init(name: String = "default", directory: URL? = nil) {
+            self.name = name
+            self.directory = directory
+            memoryCountLimit = 1_000
+            memoryCostLimit = 64 * 1024 * 1024
+            memoryEvictionPolicy = .s3fifo
+            diskSizeLimit = 256 * 1024 * 1024
+            defaultExpiry = .never
+            jpegQuality = Image.cacheJPEGQuality
+            logger = Logger(label: "Hoard.\(name)")
+            now = { Date() }
+        }
+
+        /// The folder the disk tier uses.
+        public var resolvedDirectory: URL { directory ?? Self.defaultDirectory(name: name) }
+
+        /// The default folder for a cache named `name`, following the XDG base directory spec:
+        /// `$XDG_CACHE_HOME/hoard/<name>` when that variable holds an absolute path, else
+        /// `~/.cache/hoard/<name>` (`~/Library/Caches/hoard/<name>` on Apple platforms).
+        ///
+        /// - Parameter name: The cache's name.
+        /// - Returns: A file URL; the folder is created when the cache opens.
+        public static func defaultDirectory(name: String) -> URL {
+            defaultDirectory(
+                name: name, environment: ProcessInfo.processInfo.environment,
+                home: FileManager.default.homeDirectoryForCurrentUser)
+        }
+
+        static func defaultDirectory(name: String, environment: [String: String], home: URL) -> URL {
+            let base: URL
+            if let xdg = environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") {
+                base = URL(fileURLWithPath: xdg, isDirectory: true)
+            } else {
+                let homePath = environment["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+                let homeURL = homePath.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? home
+                #if canImport(Darwin)
+                base = homeURL.appendingPathComponent("Library/Caches", isDirectory: true)
+                #else
+                base = homeURL.appendingPathComponent(".cache", isDirectory: true)
+                #endif
+            }
+            return base.appendingPathComponent("hoard", isDirectory: true).appendingPathComponent(name, isDirectory: true)
+        }
+
+        /// Refuses names that are empty, too long, or anything but a single plain path component.
+        static func validate(name: String) throws(HoardError) {
+            let allowed = name.unicodeScalars.allSatisfy {
+                ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) || "-_.".unicodeScalars.contains($0)
+            }
+            guard !name.isEmpty, name.utf8.count <= 128, allowed, name != ".", name != ".." else {
+                throw .invalidName(name)
+            }
+        }
+    }
+}

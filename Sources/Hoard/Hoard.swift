@@ -1,0 +1,87 @@
+import Foundation
+import Logging
+
+/// A two-tier cache of ``Cachable`` values: decoded values in memory, their bytes on disk.
+///
+/// Reads check memory first, then disk; a disk hit is decoded, promoted to memory with its
+/// remaining expiry, and returned. Writes go to disk (atomically, crash-safe) and then to memory.
+/// Every disk entry records the Swift type it was stored as, so reading it back as another type
+/// throws ``HoardError/typeMismatch(key:expected:stored:)`` instead of reinterpreting its bytes.
+///
+/// ```swift
+/// let hoard = try Hoard(configuration: .init(name: "thumbnails"))
+/// try await hoard.store(thumbnail, forKey: url.absoluteString, expiry: .seconds(86_400))
+/// let cached: Image? = try await hoard.retrieve(forKey: url.absoluteString)
+/// ```
+///
+/// `Hoard.shared` is the `"default"` cache under the XDG cache folder
+/// (`$XDG_CACHE_HOME/hoard/default`, else `~/.cache/hoard/default`).
+public final class Hoard: Sendable {
+    /// The `"default"` cache in the default folder, with default limits.
+    ///
+    /// If its folder cannot be created, the memory tier still works and every operation that needs
+    /// the disk throws ``HoardError/disk(_:)`` saying why.
+    public static let shared = Hoard(resolving: Configuration())
+
+    /// The settings this cache was created with.
+    public let configuration: Configuration
+
+    /// The folder that holds the disk tier.
+    public let directory: URL
+
+    let memory: MemoryCache<String, MemoryRecord>
+    let disk: Result<DiskCache, HoardError>
+    let logger: Logger
+
+    /// Opens (or creates) the cache that `configuration` describes.
+    ///
+    /// Two `Hoard` instances, in one process or several, may use the same folder at once.
+    ///
+    /// - Parameter configuration: Name, folder, limits, default expiry, JPEG quality, logger, clock.
+    /// - Throws: ``HoardError/invalidName(_:)`` for a name that is empty or could leave its folder;
+    ///   ``HoardError/disk(_:)`` when the folder cannot be created.
+    public convenience init(configuration: Configuration) throws {
+        try Configuration.validate(name: configuration.name)
+        self.init(resolving: configuration)
+        if case .failure(let error) = disk { throw error }
+    }
+
+    /// Creates the tiers; a disk tier that cannot open is kept as its error.
+    init(resolving configuration: Configuration) {
+        self.configuration = configuration
+        self.directory = configuration.resolvedDirectory
+        self.logger = configuration.logger
+        memory = MemoryCache(
+            configuration: .init(
+                countLimit: configuration.memoryCountLimit,
+                costLimit: configuration.memoryCostLimit,
+                evictionPolicy: configuration.memoryEvictionPolicy,
+                now: configuration.now))
+        var diskConfiguration = DiskCache.Configuration(sizeLimit: configuration.diskSizeLimit)
+        diskConfiguration.logger = configuration.logger
+        diskConfiguration.now = configuration.now
+        do {
+            disk = .success(try DiskCache(directory: directory, configuration: diskConfiguration))
+        } catch {
+            disk = .failure(HoardError(wrapping: error))
+        }
+    }
+
+    /// Runs `body` on the disk tier, turning its errors into ``HoardError/disk(_:)``.
+    func onDisk<Result>(_ body: (DiskCache) throws -> Result) throws(HoardError) -> Result {
+        let cache = try disk.get()
+        do {
+            return try body(cache)
+        } catch {
+            throw HoardError(wrapping: error)
+        }
+    }
+}
+
+/// What the memory tier keeps for a key: the decoded value and its metadata.
+struct MemoryRecord: Sendable {
+    let value: any Sendable
+    let typeName: String
+    let cachedAt: Date
+    let expiresAt: Date?
+}

@@ -1,0 +1,86 @@
+import Foundation
+import Testing
+
+@testable import Hoard
+
+@Suite("Hoard configuration")
+struct HoardConfigurationTests {
+    @Test("the default folder follows XDG: $XDG_CACHE_HOME/hoard/<name>, else ~/.cache/hoard/<name>")
+    func defaultDirectory() {
+        let home = URL(fileURLWithPath: "/home/fallback")
+        let xdg = Hoard.Configuration.defaultDirectory(
+            name: "thumbs", environment: ["XDG_CACHE_HOME": "/var/cache/me", "HOME": "/home/me"], home: home)
+        #expect(xdg.path == "/var/cache/me/hoard/thumbs")
+        let relative = Hoard.Configuration.defaultDirectory(
+            name: "thumbs", environment: ["XDG_CACHE_HOME": "relative/path", "HOME": "/home/me"], home: home)
+        #expect(relative.path == "/home/me/.cache/hoard/thumbs", "a relative XDG_CACHE_HOME is ignored, per the spec")
+        let noHome = Hoard.Configuration.defaultDirectory(name: "default", environment: [:], home: home)
+        #expect(noHome.path == "/home/fallback/.cache/hoard/default")
+    }
+
+    @Test("Hoard.shared is the \"default\" cache in the default folder")
+    func shared() {
+        #expect(Hoard.shared.configuration.name == "default")
+        #expect(Hoard.shared.directory == Hoard.Configuration.defaultDirectory(name: "default"))
+    }
+
+    @Test("names that could leave their folder are refused", arguments: ["", ".", "..", "a/b", "../x", "with space", "nul\0", String(repeating: "n", count: 200)])
+    func invalidNames(_ name: String) {
+        #expect(throws: HoardError.self) { try Hoard(configuration: .init(name: name)) }
+    }
+
+    @Test("a folder that cannot be created is a typed disk error naming the path")
+    func unusableFolder() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let file = folder.url.appendingPathComponent("plain-file")
+        try Data("x".utf8).write(to: file)
+        do {
+            _ = try Hoard(configuration: .init(name: "x", directory: file.appendingPathComponent("cache")))
+            Issue.record("no error")
+        } catch HoardError.disk(let error) {
+            #expect(error.path?.contains("plain-file") == true, "\(error)")
+            #expect(error.errno == ENOTDIR || error.errno == EEXIST, "\(error)")
+        }
+    }
+}
+
+@Suite("Hoard completion handlers")
+struct HoardCompletionTests {
+    /// Counts calls, for "exactly once".
+    final class Counter: Sendable {
+        private let calls = Mutex<[String?]>([])
+        func record(_ value: String?) { calls.withLock { $0.append(value) } }
+        var all: [String?] { calls.withLock { $0 } }
+    }
+
+    @Test("each completion runs exactly once: after a store, on a hit, a miss, a type mismatch and a remove")
+    func exactlyOnce() async throws {
+        let fixture = try HoardFixture()
+        defer { fixture.folder.remove() }
+        let hoard = fixture.hoard
+        let counter = Counter()
+        await withCheckedContinuation { done in hoard.store(key: "k", object: "v") { counter.record("stored"); done.resume() } }
+        await withCheckedContinuation { done in hoard.retrieve("k") { (value: String?) in counter.record(value); done.resume() } }
+        await withCheckedContinuation { done in hoard.retrieve("missing") { (value: String?) in counter.record(value); done.resume() } }
+        await withCheckedContinuation { done in hoard.retrieve("k") { (value: Int?) in counter.record(value.map(String.init)); done.resume() } }
+        await withCheckedContinuation { done in hoard.remove("k") { counter.record("removed"); done.resume() } }
+        await withCheckedContinuation { done in hoard.retrieve("k") { (value: String?) in counter.record(value); done.resume() } }
+        try await Task.sleep(for: .milliseconds(50))  // a second call would show up here
+        #expect(counter.all == ["stored", "v", nil, nil, "removed", nil])
+    }
+
+    @Test("a failing store still calls its completion once")
+    func failingStore() async throws {
+        let fixture = try HoardFixture()
+        defer { fixture.folder.remove() }
+        let counter = Counter()
+        let tooLong = String(repeating: "k", count: DiskCache.maximumKeyByteCount + 1)
+        await withCheckedContinuation { done in fixture.hoard.store(key: tooLong, object: "v") { counter.record("done"); done.resume() } }
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(counter.all == ["done"])
+        #expect(try await fixture.hoard.retrieve(String.self, forKey: tooLong) == nil)
+    }
+}
+
+import Synchronization
