@@ -23,11 +23,7 @@ extension DiskCache {
     ///   listed; ``DiskCacheError/readFailed(path:call:errno:)`` when an entry cannot be read.
     /// - Complexity: O(m) file opens and header reads for m entry files.
     public func keys() throws -> [String] {
-        let now = configuration.now()
-        return try scanEntryFiles().compactMap { file in
-            try readEntryFile(at: file.path, fileName: file.fileName, expectedKey: nil, options: [], now: now).file?
-                .header.key
-        }
+        try entryInfos().map(\.key)
     }
 
     /// Removes every entry whose expiration date has come.
