@@ -12,6 +12,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.24.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
     ],
     targets: [
         // System libraries: the package manager suggests these packages when a header is missing.
@@ -40,7 +43,13 @@ let package = Package(
         ),
         .executableTarget(
             name: "HoardCommand",
-            dependencies: ["Hoard"]
+            dependencies: [
+                "Hoard",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         // A child process for the DiskCache tests: killed mid-write, and a second writer.
         .executableTarget(
@@ -56,6 +65,17 @@ let package = Package(
         .testTarget(
             name: "HoardTests",
             dependencies: ["Hoard", "CHoardCodecs", "HoardTestSupport"]
+        ),
+        // End-to-end tests of the hoard tool: the built binary against an HTTP server on 127.0.0.1.
+        .testTarget(
+            name: "HoardCommandTests",
+            dependencies: [
+                "Hoard",
+                "HoardTestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
         ),
     ]
 )

@@ -75,18 +75,20 @@ extension Hoard {
                 let homePath = environment["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
                 let homeURL = homePath.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? home
                 #if canImport(Darwin)
-                base = homeURL.appendingPathComponent("Library/Caches", isDirectory: true)
+                    base = homeURL.appendingPathComponent("Library/Caches", isDirectory: true)
                 #else
-                base = homeURL.appendingPathComponent(".cache", isDirectory: true)
+                    base = homeURL.appendingPathComponent(".cache", isDirectory: true)
                 #endif
             }
-            return base.appendingPathComponent("hoard", isDirectory: true).appendingPathComponent(name, isDirectory: true)
+            return base.appendingPathComponent("hoard", isDirectory: true).appendingPathComponent(
+                name, isDirectory: true)
         }
 
         /// Refuses names that are empty, too long, or anything but a single plain path component.
         static func validate(name: String) throws(HoardError) {
             let allowed = name.unicodeScalars.allSatisfy {
-                ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) || "-_.".unicodeScalars.contains($0)
+                ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)))
+                    || "-_.".unicodeScalars.contains($0)
             }
             guard !name.isEmpty, name.utf8.count <= 128, allowed, name != ".", name != ".." else {
                 throw .invalidName(name)

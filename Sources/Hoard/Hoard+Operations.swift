@@ -25,7 +25,8 @@ extension Hoard {
         let typeName = Self.typeName(of: T.self)
         try onDisk { try $0.store(TypedPayload.wrap(bytes, typeName: typeName), forKey: key, expiry: pinned) }
         let record = MemoryRecord(value: object, typeName: typeName, cachedAt: now, expiresAt: expiresAt)
-        memory.setValue(record, forKey: key, cost: Self.memoryCost(of: object, encodedSize: bytes.count), expiry: pinned)
+        memory.setValue(
+            record, forKey: key, cost: Self.memoryCost(of: object, encodedSize: bytes.count), expiry: pinned)
     }
 
     /// The value stored under `key`, or `nil` when there is none or it has expired.

@@ -1,10 +1,15 @@
-/// The `hoard` command-line tool. For now it only reports its version; the thumbnail batch job and
-/// cache administration arrive with their own issues.
-@main
-struct HoardCommand {
-    static let version = "0.1.0"
+import ArgumentParser
 
-    static func main() {
-        print("hoard \(version)")
-    }
+/// `hoard`: make thumbnails of many images and keep them in a cache, so that a second run is
+/// nearly free; and look after that cache.
+@main
+struct HoardCommand: AsyncParsableCommand {
+    static let version = "0.2.0"
+
+    static let configuration = CommandConfiguration(
+        commandName: "hoard",
+        abstract: "Make thumbnails of many images, and keep them in a cache so that reruns are nearly free.",
+        version: version,
+        subcommands: [ThumbnailsCommand.self, CacheCommand.self]
+    )
 }

@@ -1,22 +1,11 @@
 import Foundation
+import HoardTestSupport
 import Testing
 
 /// The `HoardDiskStress` executable the process tests start (built with the package).
 enum StressChild {
     /// The built executable, next to the test bundle.
-    static let executableURL: URL? = {
-        var folders: [URL] = []
-        if let first = CommandLine.arguments.first {
-            folders.append(URL(filePath: first).deletingLastPathComponent())
-        }
-        if let main = Bundle.main.executableURL { folders.append(main.deletingLastPathComponent()) }
-        for bundle in Bundle.allBundles where bundle.bundleURL.pathExtension == "xctest" {
-            folders.append(bundle.bundleURL.deletingLastPathComponent())
-        }
-        return folders.lazy
-            .map { $0.appending(path: "HoardDiskStress") }
-            .first { FileManager.default.isExecutableFile(atPath: $0.path(percentEncoded: false)) }
-    }()
+    static let executableURL: URL? = BuiltProduct.url(named: "HoardDiskStress")
 
     /// The executable, or a recorded test failure saying how to build it.
     static func requireExecutable(sourceLocation: SourceLocation = #_sourceLocation) throws -> URL {

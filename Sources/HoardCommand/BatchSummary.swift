@@ -1,0 +1,93 @@
+import Foundation
+
+/// What happened to one input.
+struct InputResult: Sendable, Encodable {
+    enum Status: Sendable, Equatable {
+        case pending
+        case made
+        case fromCache
+        case failed(String)
+    }
+
+    let input: String
+    var status: Status = .pending
+    var output: String?
+    var bytesDownloaded = 0
+
+    enum CodingKeys: String, CodingKey {
+        case input, status, output, error, bytesDownloaded
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(input, forKey: .input)
+        switch status {
+        case .pending: try container.encode("pending", forKey: .status)
+        case .made: try container.encode("made", forKey: .status)
+        case .fromCache: try container.encode("cached", forKey: .status)
+        case .failed(let reason):
+            try container.encode("failed", forKey: .status)
+            try container.encode(reason, forKey: .error)
+        }
+        try container.encodeIfPresent(output, forKey: .output)
+        try container.encode(bytesDownloaded, forKey: .bytesDownloaded)
+    }
+}
+
+/// The totals of a run, printed at the end.
+struct BatchSummary: Sendable, Encodable {
+    let results: [InputResult]
+    let elapsed: Double
+
+    var made: Int { results.count { $0.status == .made } }
+    var fromCache: Int { results.count { $0.status == .fromCache } }
+    var failed: Int { results.count { if case .failed = $0.status { true } else { false } } }
+    var bytesDownloaded: Int { results.reduce(0) { $0 + $1.bytesDownloaded } }
+    var imagesPerSecond: Double { elapsed > 0 ? Double(made + fromCache) / elapsed : 0 }
+
+    enum CodingKeys: String, CodingKey {
+        case inputs, made, fromCache, failed, bytesDownloaded, elapsedSeconds, imagesPerSecond, results
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(results.count, forKey: .inputs)
+        try container.encode(made, forKey: .made)
+        try container.encode(fromCache, forKey: .fromCache)
+        try container.encode(failed, forKey: .failed)
+        try container.encode(bytesDownloaded, forKey: .bytesDownloaded)
+        try container.encode(elapsed, forKey: .elapsedSeconds)
+        try container.encode(imagesPerSecond, forKey: .imagesPerSecond)
+        try container.encode(results, forKey: .results)
+    }
+
+    private static func megabytes(_ bytes: Int) -> String {
+        String(format: "%.1f MB (%d bytes)", Double(bytes) / 1e6, bytes)
+    }
+
+    /// The human summary (standard output, or standard error with `--json`), then the failures.
+    func print(json: Bool, outputDirectory: String) {
+        var text = """
+            \(results.count) inputs -> \(outputDirectory)
+              made:       \(made)
+              from cache: \(fromCache)
+              failed:     \(failed)
+              downloaded: \(Self.megabytes(bytesDownloaded))
+              elapsed:    \(String(format: "%.2f s (%.1f images/s)", elapsed, imagesPerSecond))
+
+            """
+        let failures = results.compactMap { result -> String? in
+            guard case .failed(let reason) = result.status else { return nil }
+            return "  \(result.input): \(reason)"
+        }
+        if !failures.isEmpty { text += "failed inputs:\n" + failures.joined(separator: "\n") + "\n" }
+        if json {
+            FileHandle.standardError.write(Data(text.utf8))
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            if let data = try? encoder.encode(self) { FileHandle.standardOutput.write(data + Data("\n".utf8)) }
+        } else {
+            FileHandle.standardOutput.write(Data(text.utf8))
+        }
+    }
+}

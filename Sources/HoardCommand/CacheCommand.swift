@@ -1,0 +1,115 @@
+import ArgumentParser
+import Foundation
+import Hoard
+
+/// `hoard cache`: look after the cache the thumbnails job uses.
+struct CacheCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cache",
+        abstract: "Inspect and maintain the cache.",
+        subcommands: [Stats.self, List.self, Get.self, Put.self, Remove.self, Prune.self, Clear.self]
+    )
+}
+
+extension CacheCommand {
+    struct Stats: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Entries, bytes and the limit.")
+        @OptionGroup var cacheOptions: CacheOptions
+
+        func run() throws {
+            let hoard = try cacheOptions.openHoard()
+            let entries = try hoard.diskEntries()
+            let bytes = entries.reduce(0) { $0 + $1.fileByteCount }
+            print("directory: \(hoard.directory.path)")
+            print("entries:   \(entries.count)")
+            print("bytes:     \(bytes)")
+            print("limit:     \(hoard.configuration.diskSizeLimit) (\(cacheOptions.cacheLimit) MiB)")
+            print("counters:  hits and misses are not kept across runs")
+        }
+    }
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Every key, with its size and age.")
+        @OptionGroup var cacheOptions: CacheOptions
+
+        func run() throws {
+            let now = Date()
+            for entry in try cacheOptions.openHoard().diskEntries().sorted(by: { $0.key < $1.key }) {
+                let age = Int(now.timeIntervalSince(entry.creationDate))
+                let expiry =
+                    entry.expirationDate.map { "expires in \(Int($0.timeIntervalSince(now))) s" } ?? "no expiry"
+                print("\(entry.payloadByteCount)\t\(age) s\t\(expiry)\t\(entry.key)")
+            }
+        }
+    }
+
+    struct Get: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Write a value's bytes to standard output or a file.")
+        @Argument(help: "The key.") var key: String
+        @Option(name: .long, help: ArgumentHelp("Write to this file instead of standard output.", valueName: "FILE"))
+        var output: String?
+        @OptionGroup var cacheOptions: CacheOptions
+
+        func run() throws {
+            guard let (_, bytes) = try cacheOptions.openHoard().storedBytes(forKey: key) else {
+                throw RunFailure("no entry for key \(key)")
+            }
+            if let output {
+                try bytes.write(to: URL(fileURLWithPath: output), options: .atomic)
+            } else {
+                FileHandle.standardOutput.write(bytes)
+            }
+        }
+    }
+
+    struct Put: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Store a file's bytes under a key.")
+        @Argument(help: "The key.") var key: String
+        @Argument(help: "The file.") var file: String
+        @OptionGroup var cacheOptions: CacheOptions
+
+        func run() async throws {
+            let data: Data
+            do {
+                data = try Data(contentsOf: URL(fileURLWithPath: file))
+            } catch {
+                throw RunFailure("cannot read \(file): \(error.localizedDescription)")
+            }
+            try await cacheOptions.openHoard().store(data, forKey: key)
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove the value under a key.")
+        @Argument(help: "The key.") var key: String
+        @OptionGroup var cacheOptions: CacheOptions
+
+        func run() async throws {
+            try await cacheOptions.openHoard().remove(forKey: key)
+        }
+    }
+
+    struct Prune: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove expired entries and trim to the limit.")
+        @OptionGroup var cacheOptions: CacheOptions
+
+        func run() throws {
+            let hoard = try cacheOptions.openHoard()
+            let before = try hoard.diskSize()
+            let expired = try hoard.prune()
+            let after = try hoard.diskSize()
+            print(
+                "removed \(expired) expired entries; \(before) -> \(after) bytes (limit \(hoard.configuration.diskSizeLimit))"
+            )
+        }
+    }
+
+    struct Clear: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove every entry.")
+        @OptionGroup var cacheOptions: CacheOptions
+
+        func run() async throws {
+            try await cacheOptions.openHoard().removeAll()
+        }
+    }
+}

@@ -1,0 +1,110 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// Downloads with one shared AsyncHTTPClient (connections are reused), a time limit per request,
+/// a redirect limit, and a body size limit enforced while streaming (a larger body is cut off,
+/// never buffered).
+final class Downloader: Sendable {
+    let timeout: Double
+    let maximumBytes: Int
+    private let client: HTTPClient
+
+    init(timeout: Double, maximumBytes: Int, maximumRedirects: Int) {
+        self.timeout = timeout
+        self.maximumBytes = maximumBytes
+        let redirects: HTTPClient.Configuration.RedirectConfiguration =
+            maximumRedirects == 0 ? .disallow : .follow(max: maximumRedirects, allowCycles: false)
+        var configuration = HTTPClient.Configuration(redirectConfiguration: redirects)
+        configuration.timeout = .init(
+            connect: .milliseconds(Int64(timeout * 1000)), read: .milliseconds(Int64(timeout * 1000)))
+        // A refused connection fails its request at once instead of being retried until the timeout.
+        configuration.connectionPool.retryConnectionEstablishment = false
+        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+
+    /// The body of `url`.
+    ///
+    /// - Throws: ``DownloadError`` naming what went wrong.
+    func download(_ url: URL) async throws(DownloadError) -> Data {
+        do {
+            // The whole request, body included, races the time limit.
+            return try await withThrowingTaskGroup(of: Data?.self) { group in
+                group.addTask { try await self.fetch(url) }
+                group.addTask {
+                    try await Task.sleep(for: .milliseconds(Int(self.timeout * 1000)))
+                    return nil
+                }
+                defer { group.cancelAll() }
+                guard let first = try await group.next(), let data = first else {
+                    throw DownloadError.timedOut(seconds: timeout)
+                }
+                return data
+            }
+        } catch let error as DownloadError {
+            throw error
+        } catch {
+            throw DownloadError(error, timeout: timeout)
+        }
+    }
+
+    private func fetch(_ url: URL) async throws -> Data {
+        let request = HTTPClientRequest(url: url.absoluteString)
+        let response = try await client.execute(request, timeout: .milliseconds(Int64(timeout * 1000)))
+        guard (200..<300).contains(response.status.code) else {
+            throw DownloadError.httpStatus(Int(response.status.code), response.status.reasonPhrase)
+        }
+        if let declared = response.headers.first(name: "content-length").flatMap(Int.init), declared > maximumBytes {
+            throw DownloadError.tooLarge(limit: maximumBytes)
+        }
+        var body = Data()
+        for try await chunk in response.body {
+            guard body.count + chunk.readableBytes <= maximumBytes else {
+                throw DownloadError.tooLarge(limit: maximumBytes)
+            }
+            body.append(contentsOf: chunk.readableBytesView)
+        }
+        return body
+    }
+
+    func shutdown() async throws {
+        try await client.shutdown()
+    }
+}
+
+/// Why a download failed.
+enum DownloadError: Error, Sendable, CustomStringConvertible {
+    case httpStatus(Int, String)
+    case tooLarge(limit: Int)
+    case timedOut(seconds: Double)
+    case redirectLoop
+    case tooManyRedirects
+    case connectionRefused
+    case failed(String)
+
+    init(_ error: any Error, timeout: Double) {
+        switch error {
+        case let error as HTTPClientError where error == .redirectCycleDetected: self = .redirectLoop
+        case let error as HTTPClientError where error == .redirectLimitReached: self = .tooManyRedirects
+        case let error as HTTPClientError
+        where error == .deadlineExceeded || error == .readTimeout || error == .connectTimeout:
+            self = .timedOut(seconds: timeout)
+        default:
+            let text = String(describing: error)
+            self = text.localizedCaseInsensitiveContains("refused") ? .connectionRefused : .failed(text)
+        }
+    }
+
+    var description: String {
+        switch self {
+        case .httpStatus(let code, let reason): "HTTP \(code) \(reason)"
+        case .tooLarge(let limit): "download is larger than the limit of \(limit) bytes"
+        case .timedOut(let seconds): "timed out after \(seconds.formatted()) s"
+        case .redirectLoop: "redirect loop"
+        case .tooManyRedirects: "too many redirects"
+        case .connectionRefused: "connection refused"
+        case .failed(let detail): "download failed: \(detail)"
+        }
+    }
+}

@@ -1,0 +1,110 @@
+import Crypto
+import Foundation
+
+/// Where one input's bytes come from.
+enum InputSource: Sendable, Hashable {
+    /// An http or https URL.
+    case remote(URL)
+    /// A local file, by absolute path.
+    case file(String)
+
+    /// The image file extensions a folder input is searched for.
+    static let imageExtensions: Set<String> = ["jpg", "jpeg", "png"]
+
+    /// Turns command-line inputs into sources, one per image: folders are expanded (recursively,
+    /// sorted); inputs that cannot be used become failures with a reason.
+    static func expand(_ arguments: [String]) -> [(input: String, source: Result<InputSource, InputError>)] {
+        arguments.flatMap { argument -> [(input: String, source: Result<InputSource, InputError>)] in
+            do throws(InputError) {
+                let source = try InputSource(argument)
+                if case .file(let path) = source, isDirectory(path) {
+                    return imageFiles(in: path).map { ($0, .success(.file($0))) }
+                }
+                return [(argument, .success(source))]
+            } catch {
+                return [(argument, .failure(error))]
+            }
+        }
+    }
+
+    /// Parses one input: a URL with a scheme, or a path.
+    init(_ argument: String) throws(InputError) {
+        if argument.contains("://") {
+            guard let url = URL(string: argument), let scheme = url.scheme?.lowercased() else {
+                throw .invalidURL(argument)
+            }
+            switch scheme {
+            case "http", "https":
+                guard url.host?.isEmpty == false else { throw .invalidURL(argument) }
+                self = .remote(url)
+            case "file":
+                self = .file(url.standardizedFileURL.path)
+            default:
+                throw .unsupportedScheme(scheme)
+            }
+            return
+        }
+        let url = URL(fileURLWithPath: argument).standardizedFileURL
+        guard FileManager.default.fileExists(atPath: url.path) else { throw .noSuchFile(url.path) }
+        self = .file(url.path)
+    }
+
+    /// The input as one string: the URL, or the `file://` URL of the path.
+    var identifier: String {
+        switch self {
+        case .remote(let url): url.absoluteString
+        case .file(let path): URL(fileURLWithPath: path).absoluteString
+        }
+    }
+
+    /// A file name for the thumbnail that is stable across runs and unique per input: the input's
+    /// base name (made safe) and 16 hex digits of the SHA-256 of ``identifier``.
+    func outputName(extension fileExtension: String) -> String {
+        let base: String
+        switch self {
+        case .remote(let url): base = url.deletingPathExtension().lastPathComponent
+        case .file(let path): base = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
+        }
+        let safe = String(
+            base.unicodeScalars.prefix(64).map { scalar -> Character in
+                scalar.isASCII
+                    && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)
+                        || "-_.".unicodeScalars.contains(scalar))
+                    ? Character(scalar) : "_"
+            })
+        let digest = SHA256.hash(data: Data(identifier.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined()
+        return "\(safe.isEmpty || safe.hasPrefix(".") ? "image" : safe)-\(digest).\(fileExtension)"
+    }
+
+    private static func isDirectory(_ path: String) -> Bool {
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
+    }
+
+    private static func imageFiles(in folder: String) -> [String] {
+        guard let enumerator = FileManager.default.enumerator(atPath: folder) else { return [] }
+        var files: [String] = []
+        while let relative = enumerator.nextObject() as? String {
+            let path = URL(fileURLWithPath: folder).appendingPathComponent(relative).standardizedFileURL.path
+            if imageExtensions.contains(URL(fileURLWithPath: relative).pathExtension.lowercased()), !isDirectory(path) {
+                files.append(path)
+            }
+        }
+        return files.sorted()
+    }
+}
+
+/// Why an input cannot be read at all.
+enum InputError: Error, Sendable, CustomStringConvertible {
+    case invalidURL(String)
+    case unsupportedScheme(String)
+    case noSuchFile(String)
+
+    var description: String {
+        switch self {
+        case .invalidURL(let text): "not a valid URL: \(text)"
+        case .unsupportedScheme(let scheme): "unsupported URL scheme \"\(scheme)\" (use http, https, file or a path)"
+        case .noSuchFile(let path): "no such file or folder: \(path)"
+        }
+    }
+}

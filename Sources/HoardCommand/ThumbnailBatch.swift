@@ -1,0 +1,113 @@
+import Foundation
+import Hoard
+
+/// Runs the pipeline over every input: cache lookup, download or read, decode with decode-time
+/// downscaling, resize, encode, store, write.
+struct ThumbnailBatch: Sendable {
+    let hoard: Hoard
+    let downloader: Downloader
+    let settings: ThumbnailSettings
+    let downloadConcurrency: Int
+    let decodeConcurrency: Int
+
+    func run(_ inputs: [(input: String, source: Result<InputSource, InputError>)], progress: Progress?) async
+        -> BatchSummary
+    {
+        let start = DispatchTime.now().uptimeNanoseconds
+        let decodeLimiter = AsyncLimiter(limit: decodeConcurrency)
+        var results = [InputResult?](repeating: nil, count: inputs.count)
+        await withTaskGroup(of: (Int, InputResult).self) { group in
+            var next = 0
+            func addNext() {
+                guard next < inputs.count else { return }
+                let index = next
+                let (input, source) = inputs[index]
+                group.addTask { (index, await process(input: input, source: source, decodeLimiter: decodeLimiter)) }
+                next += 1
+            }
+            for _ in 0..<min(downloadConcurrency, inputs.count) { addNext() }
+            var done = 0
+            while let (index, result) = await group.next() {
+                results[index] = result
+                done += 1
+                progress?.update(done: done, total: inputs.count, elapsed: Self.seconds(since: start))
+                addNext()
+            }
+        }
+        progress?.finish()
+        return BatchSummary(results: results.compactMap { $0 }, elapsed: Self.seconds(since: start))
+    }
+
+    private func process(input: String, source: Result<InputSource, InputError>, decodeLimiter: AsyncLimiter) async
+        -> InputResult
+    {
+        var result = InputResult(input: input)
+        do {
+            let source = try source.get()
+            let key = settings.thumbnailKey(for: source)
+            if let cached = try await hoard.retrieve(Data.self, forKey: key) {
+                let fileExtension = ImageFormat(sniffing: cached)?.fileExtension ?? "bin"
+                result.output = try write(cached, name: source.outputName(extension: fileExtension))
+                result.status = .fromCache
+                return result
+            }
+            let (original, downloaded) = try await originalBytes(of: source)
+            result.bytesDownloaded = downloaded
+            let (data, fileExtension) = try await decodeLimiter.run {
+                let thumbnail = try Image.thumbnail(from: original, fittingIn: settings.size)
+                return try settings.encode(thumbnail)
+            }
+            // Only a whole, decodable original and a finished thumbnail are ever stored.
+            if downloaded > 0, case .remote(let url) = source {
+                try await hoard.store(original, forKey: ThumbnailSettings.originalKey(for: url))
+            }
+            try await hoard.store(data, forKey: key)
+            result.output = try write(data, name: source.outputName(extension: fileExtension))
+            result.status = .made
+        } catch {
+            result.status = .failed(Self.reason(error))
+        }
+        return result
+    }
+
+    /// The original's bytes and how many were downloaded for them (0 when cached or local).
+    private func originalBytes(of source: InputSource) async throws -> (Data, Int) {
+        switch source {
+        case .file(let path):
+            do {
+                return (try Data(contentsOf: URL(fileURLWithPath: path), options: .mappedIfSafe), 0)
+            } catch {
+                throw RunFailure("cannot read \(path): \(error.localizedDescription)")
+            }
+        case .remote(let url):
+            if let cached = try await hoard.retrieve(Data.self, forKey: ThumbnailSettings.originalKey(for: url)) {
+                return (cached, 0)
+            }
+            let data = try await downloader.download(url)
+            return (data, data.count)
+        }
+    }
+
+    /// Writes a thumbnail atomically: a temporary file in the output folder, then a rename, so a
+    /// failed run never leaves a partial file.
+    private func write(_ data: Data, name: String) throws -> String {
+        let destination = settings.outputDirectory.appendingPathComponent(name)
+        do {
+            try data.write(to: destination, options: .atomic)
+        } catch {
+            throw RunFailure("cannot write \(destination.path): \(error.localizedDescription)")
+        }
+        return destination.path
+    }
+
+    private static func reason(_ error: any Error) -> String {
+        switch error {
+        case let error as ImageError: "cannot make a thumbnail: \(error)"
+        default: String(describing: error)
+        }
+    }
+
+    private static func seconds(since start: UInt64) -> Double {
+        Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    }
+}

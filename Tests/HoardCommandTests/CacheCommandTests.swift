@@ -1,0 +1,47 @@
+import Foundation
+import Testing
+
+@Suite("hoard cache")
+struct CacheCommandTests {
+    @Test("put, get, list, stats, remove, prune and clear work on one folder")
+    func administration() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let cache = ["--cache", scratch.path("cache")]
+        let bytes = Data((0..<5000).map { UInt8(truncatingIfNeeded: $0 * 7) })
+        try bytes.write(to: URL(fileURLWithPath: scratch.path("blob")))
+        #expect(try await HoardTool.run(["cache", "put", "my key", scratch.path("blob")] + cache).status == 0)
+        #expect(try await HoardTool.run(["cache", "put", "other", scratch.path("blob")] + cache).status == 0)
+
+        let get = try await HoardTool.run(["cache", "get", "my key", "--output", scratch.path("copy")] + cache)
+        #expect(get.status == 0)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: scratch.path("copy"))) == bytes, "byte for byte")
+        let toStdout = try await HoardTool.run(["cache", "get", "other"] + cache)
+        #expect(toStdout.standardOutputBytes == bytes)
+
+        let list = try await HoardTool.run(["cache", "list"] + cache)
+        let lines = list.standardOutput.split(separator: "\n")
+        // Size on disk (the value and its type tag), age, expiry, key; sorted by key.
+        let fields = lines.first?.split(separator: "\t") ?? []
+        #expect(lines.count == 2 && fields.count == 4 && fields.last == "my key", "\(list.standardOutput)")
+        #expect((Int(fields.first ?? "") ?? 0) >= bytes.count)
+
+        let stats = try await HoardTool.run(["cache", "stats"] + cache)
+        #expect(stats.standardOutput.contains("entries:   2"), "\(stats.standardOutput)")
+
+        #expect(try await HoardTool.run(["cache", "remove", "my key"] + cache).status == 0)
+        let missing = try await HoardTool.run(["cache", "get", "my key"] + cache)
+        #expect(missing.status == 1 && missing.standardError.contains("no entry for key my key"))
+
+        let prune = try await HoardTool.run(["cache", "prune"] + cache)
+        #expect(prune.status == 0 && prune.standardOutput.contains("removed 0 expired entries"))
+        #expect(try await HoardTool.run(["cache", "clear"] + cache).status == 0)
+        #expect(try await HoardTool.run(["cache", "list"] + cache).standardOutput.isEmpty)
+    }
+
+    @Test("--version prints the version")
+    func version() async throws {
+        let outcome = try await HoardTool.run(["--version"])
+        #expect(outcome.status == 0 && outcome.standardOutput.hasPrefix("0."))
+    }
+}

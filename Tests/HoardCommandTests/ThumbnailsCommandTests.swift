@@ -1,0 +1,233 @@
+import Foundation
+import Hoard
+import Testing
+
+@Suite("hoard thumbnails", .serialized)
+struct ThumbnailsCommandTests {
+    static let jpeg = (try? Data(contentsOf: testImages.appendingPathComponent("libjpeg-turbo/testorig.jpg"))) ?? Data()
+    static let png = (try? Data(contentsOf: testImages.appendingPathComponent("PngSuite/basn6a08.png"))) ?? Data()
+    static let photo =
+        (try? Data(contentsOf: testImages.appendingPathComponent("exif-orientation/Landscape_6.jpg"))) ?? Data()
+
+    static func results(_ summary: [String: Any]) -> [[String: Any]] {
+        summary["results"] as? [[String: Any]] ?? []
+    }
+
+    @Test("a folder of images: thumbnails made, then copied from the cache on the second run")
+    func localFolder() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let folder = testImages.appendingPathComponent("subsampling").path
+        let arguments = [
+            "thumbnails", folder, "--size", "64", "--output", scratch.path("out"), "--cache", scratch.path("cache"),
+            "--json",
+        ]
+        let first = try await HoardTool.run(arguments)
+        #expect(first.status == 0, "\(first.standardError)")
+        let summary = try first.summary()
+        let expected = try FileManager.default.contentsOfDirectory(atPath: folder).filter {
+            $0.hasSuffix(".jpg") || $0.hasSuffix(".png")
+        }.count
+        #expect(summary["made"] as? Int == expected)
+        #expect(summary["failed"] as? Int == 0)
+        var firstBytes: [String: Data] = [:]
+        for result in Self.results(summary) {
+            let output = try #require(result["output"] as? String)
+            let data = try Data(contentsOf: URL(fileURLWithPath: output))
+            let image = try Image(data: data)
+            #expect(max(image.width, image.height) == 64, "\(output)")
+            firstBytes[output] = data
+        }
+        let second = try await HoardTool.run(arguments)
+        #expect(second.status == 0)
+        let again = try second.summary()
+        #expect(again["fromCache"] as? Int == expected && again["made"] as? Int == 0)
+        for result in Self.results(again) {
+            let output = try #require(result["output"] as? String)
+            #expect(
+                try Data(contentsOf: URL(fileURLWithPath: output)) == firstBytes[output], "same bytes from the cache")
+        }
+        // The human summary goes to standard error with --json, and says what happened.
+        #expect(second.standardError.contains("from cache: \(expected)"))
+    }
+
+    @Test("URLs: the second run makes no request; another --size downloads nothing either")
+    func remoteRerunsAreFree() async throws {
+        let server = TestHTTPServer(routes: [
+            "/a.jpg": .ok(Self.jpeg, contentType: "image/jpeg"),
+            "/b.png": .ok(Self.png, contentType: "image/png"),
+            "/c.jpg": .ok(Self.photo, contentType: "image/jpeg"),
+            "/moved": .redirect(to: "/a.jpg"),
+        ])
+        let base = try await server.start()
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let list = "# photos\n\n\(base)/a.jpg\n  \(base)/b.png  \n# and\n\(base)/c.jpg\n\(base)/moved\n"
+        try list.write(toFile: scratch.path("list.txt"), atomically: true, encoding: .utf8)
+        func run(size: String, list: [String]) async throws -> [String: Any] {
+            let outcome = try await HoardTool.run(
+                [
+                    "thumbnails", "--size", size, "--output", scratch.path("out-\(size)"), "--cache",
+                    scratch.path("cache"), "--json",
+                ] + list,
+                standardInput: list.contains("-") ? "\(base)/a.jpg\n" : nil)
+            #expect(outcome.status == 0, "\(outcome.standardError)")
+            return try outcome.summary()
+        }
+        let first = try await run(size: "100", list: ["--list", scratch.path("list.txt")])
+        #expect(first["made"] as? Int == 4)
+        #expect(server.requestedPaths.sorted() == ["/a.jpg", "/a.jpg", "/b.png", "/c.jpg", "/moved"])
+        #expect((first["bytesDownloaded"] as? Int ?? 0) >= 2 * Self.jpeg.count + Self.png.count + Self.photo.count)
+        let requestsAfterFirst = server.requestedPaths.count
+
+        let second = try await run(size: "100", list: ["--list", scratch.path("list.txt")])
+        #expect(second["fromCache"] as? Int == 4 && second["made"] as? Int == 0)
+        #expect(second["bytesDownloaded"] as? Int == 0)
+        #expect(server.requestedPaths.count == requestsAfterFirst, "a warm rerun makes no request")
+
+        let resized = try await run(size: "50", list: ["--list", scratch.path("list.txt")])
+        #expect(resized["made"] as? Int == 4)
+        #expect(server.requestedPaths.count == requestsAfterFirst, "originals come from the cache")
+
+        let fromStandardInput = try await run(size: "50", list: ["--list", "-"])
+        #expect(fromStandardInput["fromCache"] as? Int == 1)
+        await server.stop()
+
+        // Portrait_6-style EXIF: the thumbnail is upright, 100 px wide.
+        let photo = try #require(Self.results(first).first { ($0["input"] as? String)?.hasSuffix("c.jpg") == true })
+        let thumbnail = try Image(
+            data: Data(contentsOf: URL(fileURLWithPath: try #require(photo["output"] as? String))))
+        #expect(thumbnail.width == 100 && thumbnail.height == 67)
+    }
+
+    @Test("every kind of bad input gets its own reason; the good inputs still complete; nothing partial is left")
+    func badInputs() async throws {
+        let truncated = Self.jpeg.prefix(Self.jpeg.count / 2)
+        let server = TestHTTPServer(routes: [
+            "/good.jpg": .ok(Self.jpeg, contentType: "image/jpeg"),
+            "/missing.jpg": .status(404),
+            "/broken.jpg": .status(500),
+            "/stall.jpg": .stall,
+            "/huge-chunked.jpg": .chunked(count: 4 * 1024 * 1024),
+            "/huge-declared.jpg": .ok(Data(repeating: 0xFF, count: 300_000), contentType: "image/jpeg"),
+            "/loop.jpg": .redirect(to: "/loop.jpg"),
+            "/page.jpg": .ok(
+                Data("<!DOCTYPE html><html><body>Not an image</body></html>".utf8), contentType: "image/jpeg"),
+            "/truncated.jpg": .ok(Data(truncated), contentType: "image/jpeg"),
+            "/empty.jpg": .ok(Data(), contentType: "image/jpeg"),
+        ])
+        let base = try await server.start()
+        let refused = try await Self.closedPort()
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let good = testImages.appendingPathComponent("PngSuite/basn2c08.png").path
+        let cases: [(input: String, reason: String)] = [
+            ("\(base)/missing.jpg", "HTTP 404"),
+            ("\(base)/broken.jpg", "HTTP 500"),
+            ("http://127.0.0.1:\(refused)/x.jpg", "refused"),
+            ("\(base)/stall.jpg", "timed out after 1 s"),
+            ("\(base)/huge-chunked.jpg", "larger than the limit of 200000 bytes"),
+            ("\(base)/huge-declared.jpg", "larger than the limit of 200000 bytes"),
+            ("\(base)/loop.jpg", "redirect loop"),
+            ("\(base)/page.jpg", "neither PNG nor JPEG"),
+            ("\(base)/truncated.jpg", "Truncated JPEG data: Premature end of JPEG file"),
+            ("\(base)/empty.jpg", "Image data is empty"),
+            ("ftp://127.0.0.1/a.jpg", "unsupported URL scheme \"ftp\""),
+            (scratch.path("does-not-exist.jpg"), "no such file or folder"),
+        ]
+        let outcome = try await HoardTool.run(
+            ["thumbnails", "\(base)/good.jpg", good] + cases.map(\.input)
+                + [
+                    "--size", "32", "--output", scratch.path("out"), "--cache", scratch.path("cache"),
+                    "--timeout", "1", "--max-download-bytes", "200000", "--json",
+                ])
+        #expect(outcome.status == 1)
+        let summary = try outcome.summary()
+        #expect(summary["made"] as? Int == 2)
+        #expect(summary["failed"] as? Int == cases.count)
+        let results = Self.results(summary)
+        for (input, reason) in cases {
+            let result = results.first { $0["input"] as? String == input }
+            let error = result?["error"] as? String ?? "no result"
+            #expect(error.contains(reason), "\(input): \(error)")
+            #expect(outcome.standardError.contains(input), "each failure is listed with its input")
+        }
+        // Only the two good thumbnails in the output folder, and only their entries in the cache.
+        let written = try FileManager.default.contentsOfDirectory(atPath: scratch.path("out"))
+        #expect(written.count == 2, "\(written)")
+        let cache = try Hoard(
+            configuration: .init(name: "default", directory: URL(fileURLWithPath: scratch.path("cache"))))
+        let keys = try cache.diskEntries().map(\.key)
+        #expect(keys.count == 3, "two thumbnails and one downloaded original: \(keys)")
+        #expect(keys.allSatisfy { $0.contains("good.jpg") || $0.contains("basn2c08.png") })
+        await server.stop()
+    }
+
+    @Test("an output folder that cannot be created fails the run with a clear message")
+    func unwritableOutput() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        try Data("not a folder".utf8).write(to: URL(fileURLWithPath: scratch.path("file")))
+        let outcome = try await HoardTool.run(
+            [
+                "thumbnails", testImages.appendingPathComponent("PngSuite/basn2c08.png").path, "--size", "32",
+                "--output", scratch.path("file/out"), "--cache", scratch.path("cache"),
+            ])
+        #expect(outcome.status == 1)
+        #expect(outcome.standardError.contains("cannot create the output folder"), "\(outcome.standardError)")
+    }
+
+    @Test(
+        "usage errors exit with 64",
+        arguments: [
+            ["thumbnails", "x.jpg", "--output", "o"],
+            ["thumbnails", "x.jpg", "--size", "0", "--output", "o"],
+            ["thumbnails", "x.jpg", "--size", "10", "--output", "o", "--quality", "101"],
+            ["thumbnails", "--size", "10", "--output", "o"],
+            ["thumbnails", "x.jpg", "--size", "10", "--output", "o", "--format", "gif"],
+        ])
+    func usageErrors(_ arguments: [String]) async throws {
+        let outcome = try await HoardTool.run(arguments)
+        #expect(outcome.status == 64, "\(outcome.standardError)")
+    }
+
+    @Test("output names are stable and collision-free; --format picks the encoder")
+    func namesAndFormats() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        // Two inputs with the same base name in different folders.
+        let a = scratch.path("a"), b = scratch.path("b")
+        for folder in [a, b] {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            try Self.png.write(to: URL(fileURLWithPath: folder + "/same.png"))
+        }
+        let run = { (format: String) in
+            try await HoardTool.run([
+                "thumbnails", a + "/same.png", b + "/same.png", "--size", "16", "--format", format,
+                "--output", scratch.path("out-\(format)"), "--cache", scratch.path("cache"), "--json",
+            ])
+        }
+        let png = try await run("auto")
+        let names = Self.results(try png.summary()).compactMap {
+            ($0["output"] as? String).map { URL(fileURLWithPath: $0).lastPathComponent }
+        }
+        #expect(Set(names).count == 2 && names.allSatisfy { $0.hasPrefix("same-") && $0.hasSuffix(".png") }, "\(names)")
+        let again = Self.results(try await run("auto").summary()).compactMap {
+            ($0["output"] as? String).map { URL(fileURLWithPath: $0).lastPathComponent }
+        }
+        #expect(again == names, "names are stable across runs")
+        let jpeg = Self.results(try await run("jpeg").summary())
+        for result in jpeg {
+            let data = try Data(contentsOf: URL(fileURLWithPath: try #require(result["output"] as? String)))
+            #expect(ImageFormat(sniffing: data) == .jpeg)
+        }
+    }
+
+    /// A port on 127.0.0.1 that nothing listens on.
+    static func closedPort() async throws -> Int {
+        let server = TestHTTPServer(routes: [:])
+        let base = try await server.start()
+        await server.stop()
+        return Int(base.split(separator: ":").last ?? "") ?? 1
+    }
+}
