@@ -23,7 +23,25 @@ struct ReadmeTests {
         #expect(note.title == "Dune")
     }
 
-    @Test("the README shows exactly the example this suite runs")
+    @Test("the README's storage example runs")
+    func storageExampleRuns() async throws {
+        // Runs in the real default folder (changing $XDG_CACHE_HOME would race with other tests);
+        // it removes what it stores.
+        struct Note: Codable, Cachable { var title: String }
+        // README storage example: begin
+        let hoard = try Hoard(configuration: .init(name: "notes"))  // ~/.cache/hoard/notes; Hoard.shared is "default"
+        try await hoard.store(Note(title: "Dune"), forKey: "note/1", expiry: .seconds(3_600))
+        let cached = try await hoard.retrieve(Note.self, forKey: "note/1")  // memory, else disk
+        let entry = try await hoard.entry(Note.self, forKey: "note/1")  // value, cachedAt, expiresAt, age, source
+        try await hoard.remove(forKey: "note/1")
+        // README storage example: end
+        #expect(hoard.directory == Hoard.Configuration.defaultDirectory(name: "notes"))
+        #expect(cached?.title == "Dune")
+        #expect(entry?.source == .memory && entry?.expiresAt != nil)
+        #expect(try await hoard.retrieve(Note.self, forKey: "note/1") == nil)
+    }
+
+    @Test("the README shows exactly the examples this suite runs")
     func readmeMatchesTest() throws {
         let readme = try String(contentsOf: TestFiles.repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
         let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
@@ -34,9 +52,11 @@ struct ReadmeTests {
             else { return [] }
             return all[(start + 1)..<stop].filter { !$0.isEmpty && !$0.hasPrefix("```") && !$0.hasPrefix("import ") }
         }
-        let shown = lines(readme, between: "README example: begin", and: "README example: end")
-        let run = lines(source, between: "// README example: begin", and: "// README example: end")
-        #expect(shown.count >= 6)
-        #expect(shown == run)
+        for name in ["README example", "README storage example"] {
+            let shown = lines(readme, between: "\(name): begin", and: "\(name): end")
+            let run = lines(source, between: "// \(name): begin", and: "// \(name): end")
+            #expect(shown.count >= 5, "\(name)")
+            #expect(shown == run, "\(name)")
+        }
     }
 }
