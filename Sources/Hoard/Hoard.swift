@@ -14,6 +14,13 @@ import Logging
 /// let cached: Image? = try await hoard.retrieve(forKey: url.absoluteString)
 /// ```
 ///
+/// To fetch through the cache (one fetch per key, a ``CachePolicy``, memoization), see
+/// ``value(forKey:policy:expiry:expirationPolicy:reset:fetch:)`` and <doc:FetchingThroughTheCache>:
+///
+/// ```swift
+/// let avatar = try await hoard.value(forKey: url.absoluteString) { try await download(url) }
+/// ```
+///
 /// `Hoard.shared` is the `"default"` cache under the XDG cache folder
 /// (`$XDG_CACHE_HOME/hoard/default`, else `~/.cache/hoard/default`).
 public final class Hoard: Sendable {
