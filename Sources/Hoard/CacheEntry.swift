@@ -28,7 +28,31 @@ public struct CacheEntry<Value: Sendable>: Sendable {
     public let source: Source
     /// When the entry was read.
     public let retrievedAt: Date
+    /// Whether the value had expired when it was read.
+    ///
+    /// Only ``CachePolicy/networkElseCache`` returns stale values: when its fetch fails, the
+    /// cached value is returned even after its expiry, its ``ExpirationPolicy`` age or an
+    /// ``Hoard/expireAll()``, with this flag set. Every other read treats an expired value as a miss.
+    public let isStale: Bool
 
     /// How long the value had been cached when it was read, in seconds.
     public var age: TimeInterval { retrievedAt.timeIntervalSince(cachedAt) }
+
+    init(
+        value: Value, cachedAt: Date, expiresAt: Date?, source: Source, retrievedAt: Date, isStale: Bool = false
+    ) {
+        self.value = value
+        self.cachedAt = cachedAt
+        self.expiresAt = expiresAt
+        self.source = source
+        self.retrievedAt = retrievedAt
+        self.isStale = isStale
+    }
+
+    /// The same entry, marked stale or fresh.
+    func marked(stale: Bool) -> CacheEntry {
+        CacheEntry(
+            value: value, cachedAt: cachedAt, expiresAt: expiresAt, source: source, retrievedAt: retrievedAt,
+            isStale: stale)
+    }
 }

@@ -33,6 +33,23 @@ extension Hoard {
         public var logger: Logger
         /// The clock for creation dates and expiry; tests inject their own.
         public var now: @Sendable () -> Date
+        /// An age after which a value counts as expired when read, on top of its ``Expiry``
+        /// (default ``ExpirationPolicy/never``). Calls that fetch can replace it for themselves.
+        public var expirationPolicy: ExpirationPolicy
+        /// Which values are stored at all (default ``InsertionPolicy/always``).
+        public var insertionPolicy: InsertionPolicy
+        /// Whether the cache is used at all (default `true`).
+        ///
+        /// When `false`, nothing is read or stored: every fetching call runs its fetch (without
+        /// sharing it with concurrent calls), ``Hoard/store(_:forKey:expiry:)`` does nothing,
+        /// ``Hoard/retrieve(_:forKey:)`` returns `nil` and ``CachePolicy/cacheOnly`` throws
+        /// ``HoardError/notCached(key:)``. Run an app's tests both ways to check that the cache
+        /// changes how often work runs, never what it returns.
+        public var isCachingEnabled: Bool
+        /// How long, in seconds, another process's ``Hoard/expireAll()`` may go unnoticed here
+        /// (default 1): reads re-read the cache folder's small mark file at most this often. This
+        /// process's own `expireAll()` applies at once. 0 reads it on every lookup.
+        public var expirationMarkRefreshInterval: TimeInterval
 
         /// Creates a configuration.
         ///
@@ -50,6 +67,10 @@ extension Hoard {
             jpegQuality = Image.cacheJPEGQuality
             logger = Logger(label: "Hoard.\(name)")
             now = { Date() }
+            expirationPolicy = .never
+            insertionPolicy = .always
+            isCachingEnabled = true
+            expirationMarkRefreshInterval = 1
         }
 
         /// The folder the disk tier uses.

@@ -14,6 +14,13 @@ import Logging
 /// let cached: Image? = try await hoard.retrieve(forKey: url.absoluteString)
 /// ```
 ///
+/// To fetch through the cache (one fetch per key, a ``CachePolicy``, memoization), see
+/// ``value(forKey:policy:expiry:expirationPolicy:reset:fetch:)`` and <doc:FetchingThroughTheCache>:
+///
+/// ```swift
+/// let avatar = try await hoard.value(forKey: url.absoluteString) { try await download(url) }
+/// ```
+///
 /// `Hoard.shared` is the `"default"` cache under the XDG cache folder
 /// (`$XDG_CACHE_HOME/hoard/default`, else `~/.cache/hoard/default`).
 public final class Hoard: Sendable {
@@ -32,6 +39,12 @@ public final class Hoard: Sendable {
     let memory: MemoryCache<String, MemoryRecord>
     let disk: Result<DiskCache, HoardError>
     let logger: Logger
+    /// Statistics, observers' event streams and the debug log.
+    let monitor: HoardMonitor
+    /// One running fetch per key.
+    let flights = SingleFlight<String, FetchedValue>()
+    /// What ``expireAll()`` set, here or in another process.
+    let expirationMark: ExpirationMark
 
     /// Opens (or creates) the cache that `configuration` describes.
     ///
@@ -51,6 +64,8 @@ public final class Hoard: Sendable {
         self.configuration = configuration
         self.directory = configuration.resolvedDirectory
         self.logger = configuration.logger
+        let monitor = HoardMonitor(logger: configuration.logger)
+        self.monitor = monitor
         memory = MemoryCache(
             configuration: .init(
                 countLimit: configuration.memoryCountLimit,
@@ -60,11 +75,20 @@ public final class Hoard: Sendable {
         var diskConfiguration = DiskCache.Configuration(sizeLimit: configuration.diskSizeLimit)
         diskConfiguration.logger = configuration.logger
         diskConfiguration.now = configuration.now
+        diskConfiguration.onTrim = { monitor.record(.evicted(tier: .disk, count: $0)) }
         do {
             disk = .success(try DiskCache(directory: directory, configuration: diskConfiguration))
         } catch {
             disk = .failure(HoardError(wrapping: error))
         }
+        let markDirectory: URL? = if case .success = disk { directory } else { nil }
+        expirationMark = ExpirationMark(
+            directory: markDirectory, refreshInterval: configuration.expirationMarkRefreshInterval,
+            logger: configuration.logger)
+    }
+
+    deinit {
+        monitor.finishAll()
     }
 
     /// Runs `body` on the disk tier, turning its errors into ``HoardError/disk(_:)``.
@@ -80,6 +104,14 @@ public final class Hoard: Sendable {
 
 /// What the memory tier keeps for a key: the decoded value and its metadata.
 struct MemoryRecord: Sendable {
+    let value: any Sendable
+    let typeName: String
+    let cachedAt: Date
+    let expiresAt: Date?
+}
+
+/// What a fetch hands to every caller that waited for it: the value, as stored.
+struct FetchedValue: Sendable {
     let value: any Sendable
     let typeName: String
     let cachedAt: Date

@@ -10,6 +10,8 @@ public enum HoardError: Error, Sendable {
     case disk(DiskCacheError)
     /// A configuration name that is empty or not a single plain folder name.
     case invalidName(String)
+    /// ``CachePolicy/cacheOnly`` found no fresh value for `key` (and was not allowed to fetch one).
+    case notCached(key: String)
     /// An error from a lower layer that Hoard does not classify.
     case other(any Error)
 
@@ -36,6 +38,8 @@ extension HoardError: CustomStringConvertible {
             "Disk cache: \(error)"
         case .invalidName(let name):
             "Invalid cache name \"\(name)\": use letters, digits, '.', '-' and '_' (not '.' or '..')"
+        case .notCached(let key):
+            "No fresh cached value for \"\(key)\" and the cache-only policy forbids fetching one"
         case .other(let error):
             "\(error)"
         }

@@ -6,6 +6,10 @@
 //   HoardDiskStress stress DIR SECONDS THREADS SIZE_LIMIT
 //       THREADS threads store, read, verify and remove 32 shared keys for SECONDS. Prints a summary;
 //       exits 0 when no operation threw and every value read back verified, 1 otherwise.
+//   HoardDiskStress hoard-expire-all DIR
+//       Opens a Hoard on DIR, calls expireAll() and prints "expired" (the Hoard fetching tests).
+//   HoardDiskStress hoard-get DIR KEY
+//       Opens a Hoard on DIR and prints the String stored under KEY, or "nil" when it has expired.
 
 import Foundation
 import Hoard
@@ -105,12 +109,24 @@ func stress(_ arguments: [String]) throws -> Never {
     exit(result.failures.isEmpty ? 0 : 1)
 }
 
+/// A Hoard on DIR that reads the expiration mark on every lookup.
+func openHoard(_ path: String) throws -> Hoard {
+    var configuration = Hoard.Configuration(name: "test", directory: URL(filePath: path))
+    configuration.expirationMarkRefreshInterval = 0
+    return try Hoard(configuration: configuration)
+}
+
 let arguments = Array(CommandLine.arguments.dropFirst())
 do {
     switch arguments.first {
     case "write-loop": try writeLoop(Array(arguments.dropFirst()))
     case "stress": try stress(Array(arguments.dropFirst()))
-    default: fail("usage: HoardDiskStress write-loop|stress ...")
+    case "hoard-expire-all" where arguments.count == 2:
+        try await openHoard(arguments[1]).expireAll()
+        print("expired")
+    case "hoard-get" where arguments.count == 3:
+        print(try await openHoard(arguments[1]).retrieve(String.self, forKey: arguments[2]) ?? "nil")
+    default: fail("usage: HoardDiskStress write-loop|stress|hoard-expire-all|hoard-get ...")
     }
 } catch {
     fail("\(error)")

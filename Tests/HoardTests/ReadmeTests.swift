@@ -41,10 +41,74 @@ struct ReadmeTests {
         #expect(try await hoard.retrieve(Note.self, forKey: "note/1") == nil)
     }
 
-    @Test("the README shows exactly the examples this suite runs")
+    @Test("the README shows exactly the storage example this suite runs")
+    func readmeMatchesStorageTest() throws {
+        let (shown, run) = try Self.example(named: "README storage example")
+        #expect(shown.count >= 5)
+        #expect(shown == run)
+    }
+
+    @Test("the README shows exactly the example this suite runs")
     func readmeMatchesTest() throws {
-        let readme = try String(contentsOf: TestFiles.repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
-        let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
+        let (shown, run) = try Self.example(named: "README example")
+        #expect(shown.count >= 6)
+        #expect(shown == run)
+    }
+
+    @Test("the README's fetching example runs: one call per policy, and memoization")
+    func fetchingExampleRuns() async throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let cacheFolder = folder.cacheURL
+        let downloads = FetchProbe()
+        @Sendable func download(_ name: String) async throws -> Data {
+            try await downloads.call { Data("\(name) #\($0)".utf8) }
+        }
+        @Sendable func makeThumbnail(_ name: String, _ size: Int) async throws -> Image {
+            try Image(width: size, height: size, format: .gray8, pixels: [UInt8](repeating: 128, count: size * size))
+        }
+        var shown: [Data] = []
+        func show(_ data: Data) { shown.append(data) }
+        // README fetching example: begin
+        let hoard = try Hoard(configuration: .init(name: "avatars", directory: cacheFolder))
+        let key = "avatar/ada"
+        // cacheElseFetch (the default): the cached value while it is fresh, else download and store it
+        let avatar = try await hoard.value(forKey: key, expiry: .seconds(3_600)) { try await download("ada.png") }
+        // networkOnly: always download, and store the result
+        let latest = try await hoard.value(forKey: key, policy: .networkOnly) { try await download("ada.png") }
+        // cacheOnly: never download; a miss throws HoardError.notCached
+        let offline = try await hoard.value(forKey: key, policy: .cacheOnly) { try await download("ada.png") }
+        // networkElseCache: download; if that fails, the cached value (entry.isStale when it has expired)
+        let entry = try await hoard.entry(forKey: key, policy: .networkElseCache) { try await download("ada.png") }
+        // cacheThenFetch: the cached value at once, then the downloaded one
+        for try await version in hoard.values(forKey: key, fetch: { try await download("ada.png") }) {
+            show(version)
+        }
+        // memoize: any async function, its results cached by its arguments
+        let thumbnail = hoard.memoize(makeThumbnail, namespace: "thumbnail")  // (String, Int) async throws -> Image
+        let small = try await thumbnail("ada.png", 64)  // computed once, then from memory or disk
+        // README fetching example: end
+        #expect(avatar == Data("ada.png #1".utf8))
+        #expect(latest == Data("ada.png #2".utf8) && offline == latest)
+        #expect(entry.value == Data("ada.png #3".utf8) && entry.source == .fetch)
+        #expect(shown == [Data("ada.png #3".utf8), Data("ada.png #4".utf8)])
+        let again = try await thumbnail("ada.png", 64)
+        #expect(small.width == 64 && again == small)
+    }
+
+    @Test("the README shows exactly the fetching example this suite runs")
+    func readmeMatchesFetchingTest() throws {
+        let (shown, run) = try Self.example(named: "README fetching example")
+        #expect(shown.count >= 10)
+        #expect(shown == run)
+    }
+
+    /// The lines of the example marked `name` in the README and in this file, without blank lines,
+    /// fences and imports.
+    static func example(named name: String, source: String = #filePath) throws -> (shown: [String], run: [String]) {
+        let readme = try String(
+            contentsOf: TestFiles.repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let source = try String(contentsOf: URL(fileURLWithPath: source), encoding: .utf8)
         func lines(_ text: String, between begin: String, and end: String) -> [String] {
             let all = text.components(separatedBy: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
             guard let start = all.firstIndex(where: { $0.contains(begin) }),
@@ -52,11 +116,9 @@ struct ReadmeTests {
             else { return [] }
             return all[(start + 1)..<stop].filter { !$0.isEmpty && !$0.hasPrefix("```") && !$0.hasPrefix("import ") }
         }
-        for name in ["README example", "README storage example"] {
-            let shown = lines(readme, between: "\(name): begin", and: "\(name): end")
-            let run = lines(source, between: "// \(name): begin", and: "// \(name): end")
-            #expect(shown.count >= 5, "\(name)")
-            #expect(shown == run, "\(name)")
-        }
+        return (
+            lines(readme, between: "\(name): begin", and: "\(name): end"),
+            lines(source, between: "// \(name): begin", and: "// \(name): end")
+        )
     }
 }

@@ -36,6 +36,8 @@ extension DiskCache {
         public var logger: Logger
         /// The clock: creation dates, expiry and recency all use it.
         public var now: @Sendable () -> Date
+        /// Told how many entries each trim removed, when it removed any. For ``Hoard``'s statistics.
+        var onTrim: (@Sendable (_ removedCount: Int) -> Void)?
 
         /// Creates a configuration.
         ///

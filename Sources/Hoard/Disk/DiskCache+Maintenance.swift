@@ -103,6 +103,7 @@ extension DiskCache {
         state.withLock { state in
             state.approximateByteCount = 0
             state.lastScanDate = now
+            state.isByteCountKnown = true
         }
     }
 
@@ -119,7 +120,10 @@ extension DiskCache {
     public var totalSize: Int {
         get throws {
             let total = try scanEntryFiles().reduce(0) { $0 + ($1.status.kind == .regular ? $1.status.byteCount : 0) }
-            state.withLock { $0.approximateByteCount = total }
+            state.withLock { state in
+                state.approximateByteCount = total
+                state.isByteCountKnown = true
+            }
             return total
         }
     }

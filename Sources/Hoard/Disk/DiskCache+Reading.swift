@@ -17,6 +17,8 @@ extension DiskCache {
         static let payload = ReadOptions(rawValue: 1)
         /// Mark the entry as recently used (throttled by `recencyUpdateInterval`).
         static let markUsed = ReadOptions(rawValue: 2)
+        /// Return an expired entry instead of removing it (it is then not marked used either).
+        static let keepExpired = ReadOptions(rawValue: 4)
     }
 
     /// A verified entry file.
@@ -115,7 +117,8 @@ extension DiskCache {
             discard(path: path, status: status, reason: Damage.keyMismatch.description, level: .warning)
             return .damaged
         }
-        if header.isExpired(at: now) {
+        let isExpired = header.isExpired(at: now)
+        if isExpired, !options.contains(.keepExpired) {
             discard(path: path, status: status, reason: "expired", level: .debug)
             return .expired
         }
@@ -128,7 +131,7 @@ extension DiskCache {
                 return .damaged
             }
         }
-        if options.contains(.markUsed),
+        if options.contains(.markUsed), !isExpired,
             now.timeIntervalSince(status.modificationDate) >= configuration.recencyUpdateInterval
         {
             // Best effort: a file owned by another user cannot be touched, and that only costs recency.

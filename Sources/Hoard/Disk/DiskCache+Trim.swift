@@ -17,6 +17,8 @@ struct TrimState: Sendable {
     var lastScanDate: Date?
     /// Whether an automatic trim is running (others then skip theirs).
     var isTrimming = false
+    /// Whether `approximateByteCount` started from a scan (or from an empty folder).
+    var isByteCountKnown = false
 }
 
 extension DiskCache {
@@ -71,6 +73,15 @@ extension DiskCache {
             configuration.logger.warning(
                 "Automatic disk cache trim failed", metadata: ["error": .string(String(describing: error))])
         }
+    }
+
+    /// This process's running estimate of the entry files' bytes; the first call before any scan
+    /// scans the folder.
+    ///
+    /// - Complexity: O(1) once the folder has been scanned; O(m) for m entry files before.
+    func estimatedByteCount() -> Int {
+        let (count, isKnown) = state.withLock { ($0.approximateByteCount, $0.isByteCountKnown) }
+        return isKnown ? count : (try? totalSize) ?? count
     }
 
     /// Subtracts a removal from the running total.
@@ -208,6 +219,8 @@ extension DiskCache {
             let writtenMeanwhile = state.approximateByteCount - countedBefore
             state.approximateByteCount = max(0, total + max(0, writtenMeanwhile))
             state.lastScanDate = now
+            state.isByteCountKnown = true
         }
+        if removedCount > 0 { configuration.onTrim?(removedCount) }
     }
 }

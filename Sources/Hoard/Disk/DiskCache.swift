@@ -156,6 +156,23 @@ public final class DiskCache: Sendable {
             expirationDate: file.header.expirationDate)
     }
 
+    /// The entry stored under `key` even when it has expired; an expired entry is left in place
+    /// and not marked used, so that trims still take it first. What a stale fallback reads.
+    ///
+    /// - Returns: The verified entry, or `nil` when there is none or it was damaged.
+    /// - Throws: ``DiskCacheError/readFailed(path:call:errno:)`` when the file cannot be read.
+    func entryIncludingExpired(forKey key: String) throws -> Entry? {
+        guard key.utf8.count <= Self.maximumKeyByteCount else { return nil }
+        let location = location(forKey: key)
+        let lookup = try readEntryFile(
+            at: location.path, fileName: location.fileName, expectedKey: key,
+            options: [.payload, .markUsed, .keepExpired], now: configuration.now())
+        guard let file = lookup.file, let payload = file.payload else { return nil }
+        return Entry(
+            key: key, data: payload, creationDate: file.header.creationDate,
+            expirationDate: file.header.expirationDate)
+    }
+
     /// Removes the entry stored under `key`; a missing entry is not an error.
     ///
     /// ```swift

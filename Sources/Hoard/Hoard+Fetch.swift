@@ -1,0 +1,186 @@
+import Foundation
+
+extension Hoard {
+    /// The value for `key`, from the cache or from `fetch`, as `policy` says.
+    ///
+    /// Wrap the code that produces a value (a download, a slow computation) and let the cache
+    /// decide when to run it. Concurrent calls that need a fetch for the same key share one run of
+    /// it and all receive its value or its error; a call that arrives after it finished reads the
+    /// cache. A fetched value is stored (unless the ``Configuration/insertionPolicy`` refuses it);
+    /// a failure to store it is logged, and the value is still returned.
+    ///
+    /// ```swift
+    /// let avatar = try await hoard.value(forKey: "avatar/\(id)", expiry: .seconds(3_600)) {
+    ///     try await Image(data: download(avatarURL(id)))
+    /// }
+    /// let rates = try await hoard.value(forKey: "rates", policy: .networkElseCache) { try await loadRates() }
+    /// ```
+    ///
+    /// With ``CachePolicy/cacheThenFetch`` this returns the fetched value; use
+    /// ``values(forKey:expiry:expirationPolicy:fetch:)`` to receive the cached one first.
+    ///
+    /// - Parameters:
+    ///   - key: The key; any string.
+    ///   - policy: When to read the cache and when to fetch (default ``CachePolicy/cacheElseFetch``).
+    ///   - expiry: The expiry of a fetched value; `nil` means ``Configuration/defaultExpiry``.
+    ///   - expirationPolicy: The age limit of cached values for this call; `nil` means
+    ///     ``Configuration/expirationPolicy``.
+    ///   - reset: Forget the cached value and any fetch running for `key` first, so that this call
+    ///     starts a fresh fetch. Callers already waiting for the forgotten fetch still get its
+    ///     result, but it is not stored.
+    ///   - fetch: Produces the value; it runs in its own task, cancelled when every caller waiting
+    ///     for it has been cancelled.
+    /// - Returns: The value.
+    /// - Throws: The fetch's own error (unless ``CachePolicy/networkElseCache`` had a cached value to
+    ///   return instead); `CancellationError` when this call is cancelled (the fetch goes on for
+    ///   the other callers); ``HoardError/notCached(key:)`` for a ``CachePolicy/cacheOnly`` miss;
+    ///   ``HoardError/typeMismatch(key:expected:stored:)`` when a concurrent call for the same key
+    ///   fetched another type; for ``CachePolicy/cacheOnly``, the cache's read errors (other
+    ///   policies log them and fetch).
+    public func value<T: Cachable>(
+        forKey key: String, policy: CachePolicy = .cacheElseFetch, expiry: Expiry? = nil,
+        expirationPolicy: ExpirationPolicy? = nil, reset: Bool = false,
+        fetch: @escaping @Sendable () async throws -> T
+    ) async throws -> T {
+        try await entry(
+            forKey: key, policy: policy, expiry: expiry, expirationPolicy: expirationPolicy, reset: reset, fetch: fetch
+        ).value
+    }
+
+    /// The value for `key` with where it came from (``CacheEntry/Source/fetch`` for a fetched one),
+    /// its age, and whether it is a stale fallback; see
+    /// ``value(forKey:policy:expiry:expirationPolicy:reset:fetch:)``.
+    ///
+    /// ```swift
+    /// let entry = try await hoard.entry(forKey: "rates", policy: .networkElseCache) { try await loadRates() }
+    /// if entry.isStale { showBanner("Offline: rates from \(entry.cachedAt)") }
+    /// ```
+    ///
+    /// - Parameters: As ``value(forKey:policy:expiry:expirationPolicy:reset:fetch:)``.
+    /// - Returns: The entry; ``CacheEntry/isStale`` is set only for a ``CachePolicy/networkElseCache``
+    ///   fallback to an expired value.
+    /// - Throws: As ``value(forKey:policy:expiry:expirationPolicy:reset:fetch:)``.
+    public func entry<T: Cachable>(
+        forKey key: String, policy: CachePolicy = .cacheElseFetch, expiry: Expiry? = nil,
+        expirationPolicy: ExpirationPolicy? = nil, reset: Bool = false,
+        fetch: @escaping @Sendable () async throws -> T
+    ) async throws -> CacheEntry<T> {
+        try await resolve(
+            forKey: key, policy: policy, expiry: { _ in expiry }, expirationPolicy: expirationPolicy, reset: reset,
+            fetch: fetch)
+    }
+
+    // MARK: - Internals
+
+    /// ``entry(forKey:policy:expiry:expirationPolicy:reset:fetch:)`` with an expiry chosen per value.
+    func resolve<T: Cachable>(
+        forKey key: String, policy: CachePolicy, expiry: @escaping @Sendable (T) -> Expiry?,
+        expirationPolicy: ExpirationPolicy?, reset: Bool, fetch: @escaping @Sendable () async throws -> T
+    ) async throws -> CacheEntry<T> {
+        guard configuration.isCachingEnabled else {
+            if policy == .cacheOnly { throw HoardError.notCached(key: key) }
+            return try await fetchWithoutCache(forKey: key, fetch: fetch)
+        }
+        if reset { forget(key) }
+        switch policy {
+        case .cacheOnly:
+            if let entry = try lookUp(T.self, forKey: key, expirationPolicy: expirationPolicy) { return entry }
+            throw HoardError.notCached(key: key)
+        case .cacheElseFetch:
+            if let entry = cachedEntry(T.self, forKey: key, expirationPolicy: expirationPolicy) { return entry }
+            return try await fetchThrough(forKey: key, expiry: expiry, fetch: fetch)
+        case .networkOnly, .cacheThenFetch:
+            return try await fetchThrough(forKey: key, expiry: expiry, fetch: fetch)
+        case .networkElseCache:
+            do {
+                return try await fetchThrough(forKey: key, expiry: expiry, fetch: fetch)
+            } catch {
+                if error is CancellationError || Task.isCancelled { throw error }
+                guard let cached = fallbackEntry(T.self, forKey: key, expirationPolicy: expirationPolicy) else {
+                    throw error
+                }
+                monitor.record(.servedCached(key: key, isExpired: cached.isStale))
+                return cached
+            }
+        }
+    }
+
+    /// The fresh cached value, or `nil` on a miss or a read error (logged: the caller fetches).
+    func cachedEntry<T: Cachable>(
+        _ type: T.Type, forKey key: String, expirationPolicy: ExpirationPolicy?
+    ) -> CacheEntry<T>? {
+        do {
+            return try lookUp(T.self, forKey: key, expirationPolicy: expirationPolicy)
+        } catch {
+            logger.warning(
+                "Cannot read the cached value; fetching", metadata: ["key": .string(key), "error": "\(error)"])
+            return nil
+        }
+    }
+
+    /// Runs `fetch` through the one-request-per-key gate and stores its value.
+    func fetchThrough<T: Cachable>(
+        forKey key: String, expiry: @escaping @Sendable (T) -> Expiry?, fetch: @escaping @Sendable () async throws -> T
+    ) async throws -> CacheEntry<T> {
+        let fetched = try await flights.run(key: key, onJoin: { monitor.record(.fetchCoalesced(key: key)) }) {
+            [self] ticket in
+            let value = try await runFetch(forKey: key, fetch)
+            var stored: (cachedAt: Date, expiresAt: Date?)?
+            // A forgotten or abandoned fetch does not store: a newer one may have.
+            if ticket.isCurrent {
+                do {
+                    stored = try write(value, forKey: key, expiry: expiry(value))
+                } catch {
+                    logger.warning(
+                        "Cannot store the fetched value", metadata: ["key": .string(key), "error": "\(error)"])
+                }
+            }
+            return FetchedValue(
+                value: value, typeName: Self.typeName(of: T.self), cachedAt: stored?.cachedAt ?? configuration.now(),
+                expiresAt: stored?.expiresAt)
+        }
+        guard let value = fetched.value as? T else {
+            throw HoardError.typeMismatch(key: key, expected: Self.typeName(of: T.self), stored: fetched.typeName)
+        }
+        return CacheEntry(
+            value: value, cachedAt: fetched.cachedAt, expiresAt: fetched.expiresAt, source: .fetch,
+            retrievedAt: configuration.now())
+    }
+
+    /// Forgets the value and any running fetch for `key` (errors removing the file are logged).
+    func forget(_ key: String) {
+        flights.forget(key)
+        memory.removeValue(forKey: key)
+        do {
+            try onDisk { try $0.remove(forKey: key) }
+        } catch {
+            logger.warning(
+                "Cannot remove the cached value to reset", metadata: ["key": .string(key), "error": "\(error)"])
+        }
+        monitor.record(.removed(key: key))
+    }
+
+    // MARK: - Private
+
+    /// Runs `fetch` once, reporting its start and its outcome.
+    private func runFetch<T: Cachable>(forKey key: String, _ fetch: @Sendable () async throws -> T) async throws -> T {
+        monitor.record(.fetchStarted(key: key))
+        do {
+            let value = try await fetch()
+            monitor.record(.fetchSucceeded(key: key))
+            return value
+        } catch {
+            monitor.record(.fetchFailed(key: key, error: error))
+            throw error
+        }
+    }
+
+    /// A fetch with caching disabled: run, not shared, not stored.
+    private func fetchWithoutCache<T: Cachable>(
+        forKey key: String, fetch: @Sendable () async throws -> T
+    ) async throws -> CacheEntry<T> {
+        let value = try await runFetch(forKey: key, fetch)
+        let now = configuration.now()
+        return CacheEntry(value: value, cachedAt: now, expiresAt: nil, source: .fetch, retrievedAt: now)
+    }
+}

@@ -1,0 +1,89 @@
+import Logging
+import Synchronization
+
+/// Counts ``HoardEvent``s into ``HoardStatistics``, hands them to the observers' streams, and logs
+/// them: every event at debug level, failed fetches (other than cancellations) as warnings.
+final class HoardMonitor: Sendable {
+    /// An observer's stream: every event, or one key's and the cache-wide ones.
+    private struct Subscriber {
+        var key: String?
+        var continuation: AsyncStream<HoardEvent>.Continuation
+
+        func wants(_ event: HoardEvent) -> Bool {
+            guard let key else { return true }
+            switch event {
+            case .expiredAll, .removedAll: return true
+            default: return event.key == key
+            }
+        }
+    }
+
+    private struct State {
+        var statistics = HoardStatistics()
+        var subscribers: [UInt64: Subscriber] = [:]
+        var nextIdentifier: UInt64 = 0
+    }
+
+    let logger: Logger
+    /// All mutable state; touched only inside `withLock`.
+    private let state = Mutex(State())
+
+    init(logger: Logger) {
+        self.logger = logger
+    }
+
+    /// Counts `event`, yields it to the observers that want it, and logs it.
+    ///
+    /// Events are yielded under the lock so that every observer sees them in the order they were
+    /// counted; `yield` only enqueues, it never runs observer code.
+    func record(_ event: HoardEvent) {
+        state.withLock { state in
+            state.statistics.count(event)
+            for subscriber in state.subscribers.values where subscriber.wants(event) {
+                subscriber.continuation.yield(event)
+            }
+        }
+        switch event {
+        case .fetchFailed(let key, let error) where !(error is CancellationError):
+            logger.warning("Fetch failed", metadata: ["key": .string(key), "error": .string("\(error)")])
+        case .servedCached(let key, let isExpired):
+            logger.warning(
+                "Fetch failed; serving the cached value",
+                metadata: ["key": .string(key), "expired": .stringConvertible(isExpired)])
+        default:
+            logger.debug("\(event)")
+        }
+    }
+
+    /// The counters so far.
+    var statistics: HoardStatistics {
+        state.withLock { $0.statistics }
+    }
+
+    /// A stream of the events recorded from now on: all of them when `key` is `nil`, else those
+    /// about `key` and those about the whole cache. The stream ends when its consumer stops.
+    func subscribe(
+        key: String?, bufferingPolicy: AsyncStream<HoardEvent>.Continuation.BufferingPolicy
+    ) -> AsyncStream<HoardEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(of: HoardEvent.self, bufferingPolicy: bufferingPolicy)
+        let identifier = state.withLock { state in
+            let identifier = state.nextIdentifier
+            state.nextIdentifier += 1
+            state.subscribers[identifier] = Subscriber(key: key, continuation: continuation)
+            return identifier
+        }
+        continuation.onTermination = { [weak self] _ in
+            self?.state.withLock { _ = $0.subscribers.removeValue(forKey: identifier) }
+        }
+        return stream
+    }
+
+    /// Ends every observer's stream.
+    func finishAll() {
+        let continuations = state.withLock { state in
+            defer { state.subscribers.removeAll() }
+            return state.subscribers.values.map(\.continuation)
+        }
+        for continuation in continuations { continuation.finish() }
+    }
+}

@@ -1,0 +1,158 @@
+import Foundation
+import Logging
+import Testing
+
+@testable import Hoard
+
+@Suite("Hoard monitoring: logs, statistics, events")
+struct HoardMonitoringTests {
+    @Test("hits, misses, stores and evictions are logged at debug; corrupt entries and failed fetches warn")
+    func logging() async throws {
+        let recorder = LogRecorder()
+        let fixture = try HoardFixture {
+            $0.logger = recorder.logger()
+            $0.memoryCountLimit = 1
+            $0.memoryEvictionPolicy = .lru
+        }
+        defer { fixture.folder.remove() }
+        let hoard = fixture.hoard
+        let probe = FetchProbe()
+        _ = try await hoard.value(forKey: "a", fetch: probe.fetch())
+        _ = try await hoard.value(forKey: "a", fetch: probe.fetch())
+        try await hoard.store("b", forKey: "b")
+        func debugLines(_ text: String) -> Int {
+            recorder.lines(containing: text).filter { $0.level == .debug }.count
+        }
+        #expect(debugLines(#"miss "a""#) == 1)
+        #expect(debugLines(#"fetch started for "a""#) == 1)
+        #expect(debugLines(#"stored "a" (2 bytes)"#) == 1)
+        #expect(debugLines(#"hit "a" in memory"#) == 1)
+        #expect(debugLines("evicted 1 from memory") == 1)
+        // A damaged entry file: a miss, removed, and a warning.
+        let path = try hoard.disk.get().location(forKey: "b").path
+        try Data("not an entry".utf8).write(to: URL(fileURLWithPath: path))
+        hoard.clearMemory()
+        #expect(try await hoard.retrieve(String.self, forKey: "b") == nil)
+        #expect(recorder.lines(containing: "Removed damaged disk cache entry").map(\.level) == [.warning])
+        probe.setFailing(true)
+        _ = try? await hoard.value(forKey: "c", fetch: probe.fetch())
+        let failures = recorder.lines(containing: "Fetch failed")
+        #expect(failures.map(\.level) == [.warning])
+        #expect(failures.first?.metadata["key"] == "c")
+    }
+
+    @Test("the library never prints: logging goes through swift-log")
+    func noPrint() throws {
+        let sources = TestFiles.repositoryRoot.appending(path: "Sources/Hoard")
+        var offenders: [String] = []
+        for file in regularFiles(under: sources) where file.hasSuffix(".swift") {
+            let text = try String(contentsOf: sources.appending(path: file), encoding: .utf8)
+            for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                let code = line.trimmingCharacters(in: .whitespaces)
+                guard !code.hasPrefix("//") else { continue }
+                if code.contains(#/(^|[^A-Za-z0-9_.])(print|debugPrint|dump)\(/#) {
+                    offenders.append("\(file):\(number + 1)")
+                }
+            }
+        }
+        #expect(offenders.isEmpty)
+    }
+
+    @Test("statistics count hits and misses per tier, stores, evictions, fetches and bytes")
+    func statistics() async throws {
+        let fixture = try HoardFixture {
+            $0.memoryCountLimit = 2
+            $0.memoryEvictionPolicy = .lru
+        }
+        defer { fixture.folder.remove() }
+        let hoard = fixture.hoard
+        let probe = FetchProbe()
+        _ = try await hoard.value(forKey: "a", fetch: probe.fetch())  // miss in both tiers, fetch, store
+        _ = try await hoard.value(forKey: "a", fetch: probe.fetch())  // memory hit
+        hoard.clearMemory()
+        _ = try await hoard.value(forKey: "a", fetch: probe.fetch())  // memory miss, disk hit
+        try await hoard.store("b", forKey: "b")
+        try await hoard.store("c", forKey: "c")  // evicts "a" from memory
+        _ = try await hoard.retrieve(String.self, forKey: "zzz")  // miss in both tiers
+        let statistics = hoard.statistics
+        #expect(statistics.memoryHits == 1 && statistics.memoryMisses == 3)
+        #expect(statistics.diskHits == 1 && statistics.diskMisses == 2)
+        #expect(statistics.hits == 2 && statistics.misses == 2 && statistics.hitRatio == 0.5)
+        #expect(statistics.stores == 3 && statistics.refusedStores == 0)
+        #expect(statistics.memoryEvictions == 1 && statistics.diskEvictions == 0)
+        #expect(statistics.fetches == 1 && statistics.coalescedFetches == 0 && statistics.failedFetches == 0)
+        #expect(statistics.memoryCount == 2 && statistics.memoryBytes == 2)
+        #expect(statistics.diskBytes == (try hoard.disk.get().totalSize))
+        #expect(statistics.description.contains("2 hits (1 memory, 1 disk), 2 misses, 3 stores"))
+    }
+
+    @Test("disk trims count as evictions, and the disk byte count is known before any write")
+    func diskEvictions() async throws {
+        let fixture = try HoardFixture { $0.diskSizeLimit = 8 * 1024 }
+        defer { fixture.folder.remove() }
+        let events = fixture.hoard.events()
+        for index in 0..<20 { try await fixture.hoard.store(Data(count: 1_000), forKey: "blob \(index)") }
+        let statistics = fixture.hoard.statistics
+        #expect(statistics.diskEvictions > 0)
+        #expect(statistics.diskBytes <= 8 * 1024)
+        let evicted = await nextEvent(in: events) { if case .evicted(.disk, _) = $0 { true } else { false } }
+        #expect(evicted != nil)
+        // A fresh instance on the same folder reports the bytes already there.
+        let reopened = try fixture.reopened()
+        #expect(reopened.statistics.diskBytes == statistics.diskBytes)
+    }
+
+    @Test("the event stream reports what the cache does, in order")
+    func events() async throws {
+        let fixture = try HoardFixture()
+        defer { fixture.folder.remove() }
+        let hoard = fixture.hoard
+        let events = hoard.events()
+        _ = try await hoard.value(forKey: "k", fetch: FetchProbe().fetch())
+        _ = try await hoard.value(forKey: "k", fetch: FetchProbe().fetch())
+        try await hoard.remove(forKey: "k")
+        var seen: [String] = []
+        for await event in events {
+            seen.append(event.description)
+            if seen.count == 6 { break }
+        }
+        #expect(
+            seen == [
+                #"miss "k""#, #"fetch started for "k""#, #"fetch succeeded for "k""#, #"stored "k" (2 bytes)"#,
+                #"hit "k" in memory"#, #"removed "k""#,
+            ])
+    }
+
+    @Test("a per-key stream gets that key's events and the cache-wide ones")
+    func eventsForKey() async throws {
+        let fixture = try HoardFixture()
+        defer { fixture.folder.remove() }
+        let hoard = fixture.hoard
+        let events = hoard.events(forKey: "mine")
+        try await hoard.store("x", forKey: "other")
+        try await hoard.store("y", forKey: "mine")
+        _ = try await hoard.retrieve(String.self, forKey: "other")
+        fixture.clock.advance(by: 1)
+        try await hoard.expireAll()
+        var seen: [String] = []
+        for await event in events {
+            seen.append(event.description)
+            if case .expiredAll = event { break }
+        }
+        #expect(seen.count == 2)
+        #expect(seen.first == #"stored "mine" (1 bytes)"#)
+        #expect(seen.last?.hasPrefix("expired every value stored before") == true)
+    }
+
+    @Test("event streams end when the Hoard goes away")
+    func streamsEnd() async throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        var hoard: Hoard? = try Hoard(configuration: .init(name: "ending", directory: folder.cacheURL))
+        let events = try #require(hoard).events()
+        hoard = nil
+        var count = 0
+        for await _ in events { count += 1 }
+        #expect(count == 0)
+    }
+}
