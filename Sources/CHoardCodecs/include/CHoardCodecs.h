@@ -1,4 +1,4 @@
-// CHoardCodecs: Hoard's only contact with libpng and libjpeg(-turbo).
+// CHoardCodecs: Hoard's only C: libpng and libjpeg(-turbo), and the CRC-32C of disk entries.
 //
 // Every setjmp/longjmp, libjpeg error_exit and libpng error callback lives in the .c files of this
 // target: a longjmp across Swift frames is undefined behaviour. Swift sees only the prefixed
@@ -123,6 +123,17 @@ void hoard_jpeg_decoder_destroy(hoard_jpeg_decoder *decoder);
 /// `hoard_codec_free`.
 int hoard_jpeg_encode(const uint8_t *pixels, uint32_t width, uint32_t height, uint32_t channels,
                       int quality, uint8_t **output, size_t *output_size, hoard_codec_result *result);
+
+// MARK: - Checksums
+
+/// Continues a CRC-32C (Castagnoli, as in iSCSI, ext4 and RocksDB) over `length` bytes. `state` is
+/// the running register: start with 0xFFFFFFFF and take the bitwise complement at the end. Uses
+/// the CPU's CRC32C instruction (SSE4.2, ARMv8 CRC) when present.
+uint32_t hoard_crc32c_update(uint32_t state, const void *bytes, size_t length);
+/// `hoard_crc32c_update` without the CPU instruction, for tests of the table path.
+uint32_t hoard_crc32c_update_portable(uint32_t state, const void *bytes, size_t length);
+/// Whether `hoard_crc32c_update` uses a CPU instruction on this machine (1) or a table (0).
+int hoard_crc32c_is_hardware_accelerated(void);
 
 #ifdef __cplusplus
 }
