@@ -1,5 +1,6 @@
 import Foundation
 import Hoard
+import HoardTestSupport
 import Testing
 
 @Suite("hoard thumbnails", .serialized)
@@ -229,5 +230,31 @@ struct ThumbnailsCommandTests {
         let base = try await server.start()
         await server.stop()
         return Int(base.split(separator: ":").last ?? "") ?? 1
+    }
+}
+
+@Suite("hoard thumbnails progress")
+struct ThumbnailsProgressTests {
+    @Test(
+        "progress (count, rate, ETA) appears on a terminal, and not in a pipe",
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script"), "needs script(1) for a pseudo-terminal"
+        ))
+    func progressOnTerminal() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let tool = try #require(BuiltProduct.url(named: "hoard")).path
+        let input = testImages.appendingPathComponent("PngSuite/basn2c08.png").path
+        let command =
+            "\(tool) thumbnails \(input) --size 16 --output \(scratch.path("out")) --cache \(scratch.path("cache"))"
+        // script(1) runs the tool with a pseudo-terminal as its standard error.
+        let terminal = try await HoardTool.runProgram("/usr/bin/script", ["-qec", command, "/dev/null"])
+        #expect(
+            terminal.standardOutput.contains("[1/1]") && terminal.standardOutput.contains("ETA"),
+            "\(terminal.standardOutput)")
+        let piped = try await HoardTool.run([
+            "thumbnails", input, "--size", "16", "--output", scratch.path("out"), "--cache", scratch.path("cache"),
+        ])
+        #expect(!piped.standardError.contains("ETA"))
     }
 }

@@ -26,8 +26,14 @@ enum HoardTool {
                 sourceLocation: sourceLocation)
             throw CocoaError(.fileNoSuchFile)
         }
+        return try await runProgram(executable.path, arguments, standardInput: standardInput)
+    }
+
+    /// Runs any program, capturing its output.
+    static func runProgram(_ path: String, _ arguments: [String], standardInput: String? = nil) async throws -> Outcome
+    {
         let process = Process()
-        process.executableURL = executable
+        process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
         let output = Pipe()
         let error = Pipe()

@@ -1,7 +1,7 @@
+import CHoardCodecs
 import Foundation
 import Testing
 
-import CHoardCodecs
 @testable import Hoard
 
 @Suite("CRC32C")
@@ -42,7 +42,9 @@ struct CRC32CTests {
             for length in [0, 1, 3, 7, 8, 9, 15, 16, 17, 64, 100, 255, 291] {
                 let slice = bytes[offset..<(offset + length)]
                 #expect(CRC32C.checksum(slice) == reference(slice), "offset \(offset) length \(length)")
-                let portable = slice.withUnsafeBytes { ~hoard_crc32c_update_portable(0xFFFF_FFFF, $0.baseAddress, $0.count) }
+                let portable = slice.withUnsafeBytes {
+                    ~hoard_crc32c_update_portable(0xFFFF_FFFF, $0.baseAddress, $0.count)
+                }
                 #expect(portable == reference(slice), "table path, offset \(offset) length \(length)")
             }
         }
