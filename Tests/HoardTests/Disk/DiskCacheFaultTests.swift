@@ -1,8 +1,8 @@
 import Foundation
+import HoardTestSupport
 import Testing
 
 @testable import Hoard
-import HoardTestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -190,6 +190,12 @@ struct DiskCacheFaultTests {
             #expect(error.description.contains(mountPoint) && error.description.contains("errno \(ENOSPC)"))
             #expect(try cache.data(forKey: "kept") == kept)
             #expect(try FileManager.default.contentsOfDirectory(atPath: mountPoint + "/cache/tmp").isEmpty)
+            // Space comes back: the cache works again.
+            for index in 0..<40 { try cache.remove(forKey: "filler \(index)") }
+            let after = Data(repeating: 9, count: 100_000)
+            try cache.store(after, forKey: "after")
+            #expect(try cache.data(forKey: "after") == after)
+            #expect(try cache.data(forKey: "kept") == kept)
             try Tmpfs.remountReadOnly(mountPoint)
         } else {
             // Not root: permission bits are enough (restored so that the folder can be removed).

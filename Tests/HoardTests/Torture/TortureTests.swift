@@ -1,0 +1,106 @@
+import Foundation
+import HoardTestSupport
+import Synchronization
+import Testing
+
+@testable import Hoard
+
+/// How hard the torture tests push: a short pass in `scripts/test` and CI, a long one with
+/// `HOARD_TORTURE=long` (see `scripts/torture`).
+enum Torture {
+    static let isLong = ProcessInfo.processInfo.environment["HOARD_TORTURE"] == "long"
+    /// Seconds of the memory-pressure workload.
+    static let pressureSeconds: Double = isLong ? 60 : 3
+    /// Entry files whose every truncation is read back.
+    static let tornValueSizes: [Int] = isLong ? [0, 1, 100, 5_000, 70_000] : [0, 100, 3_000]
+}
+
+@Suite("Torture: torn files")
+struct TornFileTests {
+    @Test(
+        "an entry file cut at every byte offset is always a miss, never wrong bytes", arguments: Torture.tornValueSizes)
+    func everyTruncation(valueSize: Int) throws {
+        let fixture = try DiskCacheFixture()
+        defer { fixture.remove() }
+        let key = "torn/\(valueSize)"
+        let value = StressValue.make(key: key, version: 7, byteCount: valueSize)
+        try fixture.cache.store(value, forKey: key)
+        let path = fixture.entryPath(key)
+        let intact = try Data(contentsOf: URL(fileURLWithPath: path))
+        for length in 0..<intact.count {
+            try intact.prefix(length).write(to: URL(fileURLWithPath: path))
+            let read = try fixture.cache.data(forKey: key)
+            #expect(read == nil, "cut at \(length) of \(intact.count): \(read?.count ?? 0) bytes returned")
+            #expect(!FileManager.default.fileExists(atPath: path), "cut at \(length): damaged file left")
+        }
+        // Whole again, it reads back exactly.
+        try intact.write(to: URL(fileURLWithPath: path))
+        #expect(try fixture.cache.data(forKey: key) == value)
+    }
+}
+
+@Suite("Torture: memory pressure")
+struct MemoryPressureTests {
+    /// What the tasks of the workload record.
+    final class Ledger: Sendable {
+        struct State {
+            /// Every version stored per key: disk must hold one of them at the end.
+            var written: [String: Set<UInt64>] = [:]
+            var wrong: [String] = []
+            var clears = 0
+        }
+        let state = Mutex(State())
+    }
+
+    @Test("clearMemory() from another task during a busy workload loses nothing on disk and returns no wrong value")
+    func clearMemoryDuringWorkload() async throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        var configuration = Hoard.Configuration(name: "pressure", directory: folder.cacheURL)
+        configuration.memoryCountLimit = 64
+        let hoard = try Hoard(configuration: configuration)
+        let keys = (0..<40).map { "key-\($0)" }
+        let ledger = Ledger()
+        let deadline = Date().addingTimeInterval(Torture.pressureSeconds)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                while Date() < deadline {
+                    hoard.clearMemory()
+                    ledger.state.withLock { $0.clears += 1 }
+                    try await Task.sleep(for: .milliseconds(1))
+                }
+            }
+            for worker in 0..<4 {
+                group.addTask {
+                    var version = UInt64(worker) << 32
+                    while Date() < deadline {
+                        await Task.yield()  // the cache's calls do not suspend; let the clearing task in
+                        let key = keys.randomElement() ?? "key-0"
+                        if Bool.random() {
+                            version += 1
+                            let size = Int.random(in: 0...20_000)
+                            ledger.state.withLock { _ = $0.written[key, default: []].insert(version) }
+                            try await hoard.store(
+                                StressValue.make(key: key, version: version, byteCount: size), forKey: key)
+                        } else if let data = try await hoard.retrieve(Data.self, forKey: key) {
+                            if StressValue.verifiedVersion(of: data, key: key) == nil {
+                                ledger.state.withLock { $0.wrong.append(key) }
+                            }
+                        }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let state = ledger.state.withLock { $0 }
+        #expect(state.wrong.isEmpty, "wrong values: \(state.wrong.prefix(5))")
+        #expect(state.clears > 10)
+        // Nothing written was lost: every key written has a verified value on disk, one of those written.
+        hoard.clearMemory()
+        for (key, versions) in state.written {
+            let data = try #require(try await hoard.retrieve(Data.self, forKey: key), "\(key) lost")
+            let version = try #require(StressValue.verifiedVersion(of: data, key: key), "\(key) wrong")
+            #expect(versions.contains(version))
+        }
+    }
+}
