@@ -41,7 +41,8 @@ struct NativeDecoder: Sendable {
         -> (image: Image, orientation: Image.Orientation, warnings: [String])
     {
         var nativeOptions = hoard_decode_options(
-            max_pixels: UInt64(max(0, options.maximumPixelCount)),
+            // At least 1: the C layer reads 0 as "no limit", which a caller's 0 does not mean.
+            max_pixels: UInt64(max(1, options.maximumPixelCount)),
             scale_denominator: 1,
             target_size: UInt32(clamping: max(0, options.targetSize ?? 0)),
             allow_truncated: options.allowsTruncatedData ? 1 : 0,
@@ -63,7 +64,14 @@ struct NativeDecoder: Sendable {
                 return .failure(
                     .unsupported(format, message: "\(info.channels) channels of \(info.width) x \(info.height)"))
             }
-            let count = Int(info.width) * Int(info.height) * Int(info.channels)
+            let (area, areaOverflow) = Int(info.width).multipliedReportingOverflow(by: Int(info.height))
+            let (count, countOverflow) = area.multipliedReportingOverflow(by: Int(info.channels))
+            guard !areaOverflow, !countOverflow else {
+                return .failure(
+                    .tooLarge(
+                        format, width: Int(info.declared_width), height: Int(info.declared_height),
+                        maximumPixelCount: options.maximumPixelCount))
+            }
             var status = Int32(HOARD_CODEC_OK.rawValue)
             let pixels = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
                 status = read(decoder, buffer.baseAddress, count, &result)

@@ -158,3 +158,25 @@ struct BadInputTests {
         }
     }
 }
+
+@Suite("Pixel limit edge cases")
+struct PixelLimitEdgeCaseTests {
+    @Test("a limit of 0 (or less) refuses every image instead of lifting the limit")
+    func zeroLimit() throws {
+        var options = Image.DecodingOptions()
+        options.maximumPixelCount = 0
+        let data = try TestFiles.testImage("PngSuite/basn2c08.png")
+        #expect(throws: ImageError.tooLarge(.png, width: 32, height: 32, maximumPixelCount: 0)) {
+            try Image(data: data, options: options)
+        }
+    }
+
+    @Test("a limit of Int.max still refuses a header whose pixel buffer cannot be addressed")
+    func unaddressable() throws {
+        var options = Image.DecodingOptions()
+        options.maximumPixelCount = .max
+        let data = BadInputTests.pngHeader(width: 0x7FFF_FFFF, height: 0x7FFF_FFFF)
+        // libpng refuses the sizes itself or Hoard does; either way a typed error, no trap.
+        #expect(throws: ImageError.self) { try Image(data: data, options: options) }
+    }
+}
