@@ -36,4 +36,14 @@ struct ImageFuzzRegressionTests {
         let fits = ImageError.tooLarge(.png, width: 3_000_000_000, height: 3_000_000_000, maximumPixelCount: 1)
         #expect(fits.description.contains("(9000000000000000000)"))
     }
+
+    /// Found by the `png` harness among its seeds (libpng's own `crashers/huge_sCAL_chunk.png`):
+    /// libpng allocated the sCAL chunk's declared 1 GiB before reading it, which libFuzzer reports
+    /// as an out-of-memory. The chunk is now skipped without being buffered; the harness's
+    /// `-rss_limit_mb=512` (which also fails any larger single malloc) is what checks the memory.
+    @Test("a 57-byte PNG declaring a 1 GiB sCAL chunk is truncated, and its chunk is not buffered")
+    func hugeAncillaryChunk() throws {
+        let data = try TestFiles.testImage("fuzz-regressions/png-scal-chunk-declares-1gib.png")
+        #expect(throws: ImageError.truncated(.png, message: "Read beyond end of data")) { try Image(data: data) }
+    }
 }
