@@ -128,6 +128,13 @@ hoard_png_decoder *hoard_png_decoder_create(const uint8_t *data, size_t size,
     png_set_read_fn(decoder->png, decoder, hoard_png_read_data);
     // Our own pixel-count limit decides; libpng's default 1,000,000 px per side would pre-empt it.
     png_set_user_limits(decoder->png, 0x7fffffff, 0x7fffffff);
+    // Hoard uses IHDR, PLTE, tRNS and IDAT only. The other chunks libpng knows are skipped like
+    // unknown ones: read through in small pieces to check their CRC, never buffered. libpng
+    // allocates the declared length of a text, profile or scale chunk before reading it, so a
+    // 57-byte file declaring a 1 GiB sCAL chunk made it ask malloc for 1 GiB.
+    static const png_byte unused_chunks[] = "bKGD\0cHRM\0cICP\0cLLI\0eXIf\0gAMA\0hIST\0iCCP\0iTXt\0mDCV\0"
+                                            "oFFs\0pCAL\0pHYs\0sBIT\0sCAL\0sPLT\0sRGB\0sTER\0tEXt\0tIME\0zTXt";
+    png_set_keep_unknown_chunks(decoder->png, PNG_HANDLE_CHUNK_NEVER, unused_chunks, (int)(sizeof unused_chunks / 5));
     png_read_info(decoder->png, decoder->info);
 
     png_uint_32 width = 0, height = 0;

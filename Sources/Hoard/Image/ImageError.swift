@@ -40,7 +40,7 @@ extension ImageError: CustomStringConvertible {
         case .truncated(let format, let message):
             "Truncated \(format.name) data: \(message)"
         case .tooLarge(let format, let width, let height, let limit):
-            "\(format.name) declares \(width) x \(height) pixels (\(width * height)), "
+            "\(format.name) declares \(width) x \(height) pixels (\(Self.product(width, height))), "
                 + "more than the limit of \(limit)"
         case .unsupported(let format, let message):
             "Unsupported \(format.name) data: \(message)"
@@ -55,6 +55,13 @@ extension ImageError: CustomStringConvertible {
         case .invalidQuality(let quality):
             "JPEG quality \(quality) is outside 1...100"
         }
+    }
+
+    /// `width * height` as text. A PNG header may declare two sides near 2^32, whose product does
+    /// not fit in an `Int`: then the text says so instead of trapping.
+    private static func product(_ width: Int, _ height: Int) -> String {
+        let (product, overflow) = width.multipliedReportingOverflow(by: height)
+        return overflow ? "more than \(Int.max)" : "\(product)"
     }
 
     private static func hex(_ bytes: [UInt8]) -> String {

@@ -89,4 +89,35 @@ struct PNGDecodingTests {
             Issue.record("unexpected error for \(name): \(String(describing: error))")
         }
     }
+
+    @Test("chunks Hoard does not use are skipped: damaged metadata neither warns nor fails a strict decode")
+    func unusedChunksAreSkipped() throws {
+        let image = try Image(width: 1, height: 1, format: .gray8, pixels: [128])
+        let png = try image.pngData()
+        // libpng used to parse these and warn "iCCP: too short" and "sCAL: invalid".
+        let damaged = Self.inserting(
+            [Self.chunk("iCCP", Array("profile\0\0not zlib".utf8)), Self.chunk("sCAL", [1, 0x78])], into: png)
+        let decoded = try Image.decodeReportingWarnings(damaged)
+        #expect(decoded.image == image)
+        #expect(decoded.warnings.isEmpty, "\(decoded.warnings)")
+        var strict = Image.DecodingOptions()
+        strict.treatsWarningsAsErrors = true
+        #expect(try Image(data: damaged, options: strict) == image)
+        // A skipped chunk still has its CRC checked.
+        var text = Self.chunk("tEXt", Array("Title\0x".utf8))
+        text[text.count - 1] ^= 1
+        #expect(try Image.decodeReportingWarnings(Self.inserting([text], into: png)).warnings == ["tEXt: CRC error"])
+    }
+
+    /// A PNG chunk: length, type, data, CRC.
+    static func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
+        let body = Array(type.utf8) + data
+        return withUnsafeBytes(of: UInt32(data.count).bigEndian, Array.init) + body
+            + withUnsafeBytes(of: BadInputTests.crc32(body).bigEndian, Array.init)
+    }
+
+    /// `png` with `chunks` inserted after IHDR (which ends at byte 33).
+    static func inserting(_ chunks: [[UInt8]], into png: Data) -> Data {
+        Data(png.prefix(33) + chunks.joined() + png.dropFirst(33))
+    }
 }
