@@ -10,7 +10,7 @@ import Testing
 enum Torture {
     static let isLong = ProcessInfo.processInfo.environment["HOARD_TORTURE"] == "long"
     /// Operations per task of the memory-pressure workload.
-    static let pressureOperations = isLong ? 100_000 : 2_000
+    static let pressureOperations = isLong ? 100_000 : 800
     /// Entry files whose every truncation is read back.
     static let tornValueSizes: [Int] = isLong ? [0, 1, 100, 5_000, 70_000] : [0, 100, 3_000]
 }
