@@ -24,8 +24,10 @@ extension DiskCache {
         /// mark is at least this old (default 60 s): recency has this granularity, and repeated reads
         /// of a hot entry cost no extra system call.
         public var recencyUpdateInterval: TimeInterval
-        /// After a write, the folder is re-scanned when the last scan is at least this old (default
-        /// 60 s), so that bytes other processes wrote count against the limit too.
+        /// After a write, the folder is re-scanned when the last scan started at least this long
+        /// before the write (default 60 s), so that bytes other processes wrote count against the
+        /// limit too. 0 scans after every write (one `lstat` per entry file): processes sharing a
+        /// folder then leave it within the limit once they stop writing.
         public var rescanInterval: TimeInterval
         /// Temporary files are normally recognised as abandoned by their lock (a writer holds an
         /// `flock(2)` lock until its rename, and the kernel drops it when the writer dies). On a file

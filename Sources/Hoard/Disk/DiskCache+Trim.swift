@@ -13,12 +13,18 @@ import Logging
 struct TrimState: Sendable {
     /// Bytes in entry files as of the last scan, plus this process's writes minus its removals since.
     var approximateByteCount = 0
-    /// When the folder was last scanned; `nil` before the first scan.
+    /// When the last completed scan started (by the cache's clock); `nil` before the first scan.
     var lastScanDate: Date?
-    /// Whether an automatic trim is running (others then skip theirs).
-    var isTrimming = false
     /// Whether `approximateByteCount` started from a scan (or from an empty folder).
     var isByteCountKnown = false
+
+    /// Whether a write that landed at `landed` calls for a trim: the running total is over `limit`,
+    /// or the last scan started `rescanInterval` or more before the write landed (with an interval of
+    /// 0: not after it), or there has been no scan, or the clock went back past the last one.
+    func isTrimDue(afterWriteAt landed: Date, now: Date, limit: Int, rescanInterval: TimeInterval) -> Bool {
+        guard let last = lastScanDate else { return true }
+        return approximateByteCount > limit || landed.timeIntervalSince(last) >= rescanInterval || last > now
+    }
 }
 
 extension DiskCache {
@@ -49,29 +55,34 @@ extension DiskCache {
         try performTrim(now: configuration.now())
     }
 
-    /// Adds a write to the running total, and trims when due.
-    func noteWrite(_ outcome: WriteOutcome, now: Date) {
+    /// Adds a write that has landed (been renamed into place) to the running total, and trims when due.
+    ///
+    /// Automatic trims run one at a time. A write that finds a trim due while another thread runs one
+    /// waits for it, then checks again and runs its own if one is still due: skipping it instead
+    /// would leave the write unseen by any scan whenever the running trim had already listed its
+    /// folder, and with a ``Configuration/rescanInterval`` of 0 the folder must be scanned after
+    /// every write (see ``DiskCache``).
+    func noteWrite(_ outcome: WriteOutcome) {
+        let landed = configuration.now()
         let limit = configuration.sizeLimit
         let rescanInterval = configuration.rescanInterval
-        let isDue = state.withLock { state -> Bool in
+        let isDue = state.withLock { state in
             state.approximateByteCount += outcome.byteCount - outcome.replacedByteCount
-            guard !state.isTrimming else { return false }
-            let isDue =
-                if let last = state.lastScanDate {
-                    state.approximateByteCount > limit || now.timeIntervalSince(last) >= rescanInterval || now < last
-                } else {
-                    true
-                }
-            if isDue { state.isTrimming = true }
-            return isDue
+            return state.isTrimDue(afterWriteAt: landed, now: landed, limit: limit, rescanInterval: rescanInterval)
         }
         guard isDue else { return }
-        defer { state.withLock { $0.isTrimming = false } }
-        do {
-            try performTrim(now: now)
-        } catch {
-            configuration.logger.warning(
-                "Automatic disk cache trim failed", metadata: ["error": .string(String(describing: error))])
+        trimLock.withLock { _ in
+            let now = configuration.now()
+            let isStillDue = state.withLock {
+                $0.isTrimDue(afterWriteAt: landed, now: now, limit: limit, rescanInterval: rescanInterval)
+            }
+            guard isStillDue else { return }  // a trim that started after this write landed saw it
+            do {
+                try performTrim(now: now)
+            } catch {
+                configuration.logger.warning(
+                    "Automatic disk cache trim failed", metadata: ["error": .string(String(describing: error))])
+            }
         }
     }
 
@@ -188,6 +199,8 @@ extension DiskCache {
 
     // MARK: - Private
 
+    /// Scans, removes least recently used entries when over the limit, and removes abandoned
+    /// temporary files; `now` is when the scan starts, and becomes `lastScanDate`.
     private func performTrim(now: Date) throws {
         let countedBefore = state.withLock { $0.approximateByteCount }
         let files = try scanEntryFiles().filter { $0.status.kind == .regular }

@@ -20,9 +20,16 @@ import Synchronization
 /// killed writer leaves behind.
 ///
 /// **Size** is bounded by ``Configuration/sizeLimit`` while the process runs: each write adds to an
-/// approximate running total, and when it passes the limit (or the last scan is older than
-/// ``Configuration/rescanInterval``, which counts what other processes wrote) the folder is scanned
-/// and the least recently used entries are removed down to the low-water mark.
+/// approximate running total, and when it passes the limit (or the last scan started
+/// ``Configuration/rescanInterval`` or more before the write, which counts what other processes
+/// wrote) the folder is scanned and the least recently used entries are removed down to the
+/// low-water mark. Such trims run one at a time; a write that finds one due while another thread
+/// runs one waits for it, then checks again. While writes run, the folder can pass the limit by the
+/// writes in flight and, with several processes, by what the others wrote since this one last
+/// scanned. With a `rescanInterval` of 0 every write is followed by a scan that started after it
+/// landed, so once every process sharing the folder (all with the same limit) has returned from its
+/// writes, the last scan saw every entry and the folder is within the limit. (A trim keeps entries
+/// read since its scan, so it falls short only if nearly every entry is read while it runs.)
 ///
 /// **Recency** is the entry file's modification time: a write sets it, and a read hit sets it again
 /// with `futimens(2)` when it is older than ``Configuration/recencyUpdateInterval``. A read therefore
@@ -45,6 +52,9 @@ public final class DiskCache: Sendable {
     let rootPath: String
     let temporaryDirectoryPath: String
     let state = Mutex(TrimState())
+    /// Held while an automatic trim runs, so that they run one at a time (see `noteWrite(_:)`). It
+    /// guards no state; it is taken before `state`, never while holding it.
+    let trimLock = Mutex(())
 
     /// Opens the cache in `directory`, creating the folder (and its parents) when missing.
     ///
@@ -79,7 +89,7 @@ public final class DiskCache: Sendable {
     ///
     /// The entry appears atomically: readers see the previous value or this one. An expiry that
     /// has already passed stores nothing and removes the previous value. After the write the
-    /// running size total is updated, which may trigger a trim.
+    /// running size total is updated, which may trigger a trim (or wait for another thread's).
     ///
     /// ```swift
     /// try cache.store(jpegBytes, forKey: "https://example.com/a.jpg", expiry: .seconds(86_400))
@@ -114,7 +124,7 @@ public final class DiskCache: Sendable {
             key: key, creationDate: now, expirationDate: expirationDate,
             payloadByteCount: data.count, payloadChecksum: 0)  // computed while writing
         let written = try writeEntryFile(header: header, payload: data, location: location(forKey: key), now: now)
-        noteWrite(written, now: now)
+        noteWrite(written)
     }
 
     /// The bytes stored under `key`, or `nil` when there are none, they expired, or the file is

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import Hoard
@@ -103,6 +104,35 @@ struct DiskCacheTrimTests {
         #expect(try fixture.cache.data(forKey: "ac") != nil)  // the newest survives
     }
 
+    @Test("With a rescan interval of 0, instances writing from many threads leave the folder within the limit")
+    func zeroRescanIntervalHoldsTheLimit() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        // No low-water slack: a single write no scan saw would show as bytes over the limit.
+        let configuration = DiskCache.Configuration(
+            sizeLimit: 16 * 1024, lowWaterMarkRatio: 1, recencyUpdateInterval: 0, rescanInterval: 0)
+        let caches = try (0..<2).map { _ in try DiskCache(directory: folder.cacheURL, configuration: configuration) }
+        let failures = Mutex<[String]>([])
+        let finished = DispatchGroup()
+        for thread in 0..<6 {
+            finished.enter()
+            Thread.detachNewThread {
+                defer { finished.leave() }
+                for index in 0..<150 {
+                    do {
+                        try caches[thread % 2].store(
+                            Data(repeating: UInt8(index % 256), count: .random(in: 0...2000)),
+                            forKey: "\(Int.random(in: 0..<64))")
+                    } catch {
+                        failures.withLock { $0.append("\(error)") }
+                    }
+                }
+            }
+        }
+        finished.wait()
+        #expect(failures.withLock { $0 }.isEmpty)
+        #expect(try caches[0].totalSize <= configuration.sizeLimit)
+    }
     @Test("trim() under the limit removes no entry")
     func trimUnderLimit() throws {
         let fixture = try DiskCacheFixture()
