@@ -17,30 +17,33 @@ public enum StressValue {
         withUnsafeBytes(of: UInt32(keyBytes.count).littleEndian) { bytes.append(contentsOf: $0) }
         bytes.append(contentsOf: keyBytes)
         withUnsafeBytes(of: UInt32(byteCount).littleEndian) { bytes.append(contentsOf: $0) }
+        // The payload: SplitMix64 words, little-endian, the last one cut short. Generated into an
+        // array of words and appended in one copy, which is fast even in a debug build (values of
+        // several MiB are common in the kill test).
         var generator = seed(key: keyBytes, version: version)
-        var remaining = byteCount
-        bytes.reserveCapacity(bytes.count + byteCount)
-        while remaining > 0 {
-            let word = next(&generator)
-            withUnsafeBytes(of: word.littleEndian) { bytes.append(contentsOf: $0.prefix(min(8, remaining))) }
-            remaining -= 8
+        var words = [UInt64](repeating: 0, count: (byteCount + 7) / 8)
+        words.withUnsafeMutableBufferPointer { buffer in
+            for index in buffer.indices { buffer[index] = next(&generator).littleEndian }
         }
-        return Data(bytes)
+        var data = Data(capacity: bytes.count + byteCount)
+        data.append(contentsOf: bytes)
+        words.withUnsafeBytes { data.append(contentsOf: $0.prefix(byteCount)) }
+        return data
     }
 
     /// The version `data` holds if it is exactly the value written for `key` at that version,
     /// otherwise `nil`.
     public static func verifiedVersion(of data: Data, key: String) -> UInt64? {
-        let bytes = [UInt8](data)
         let keyBytes = Array(key.utf8)
         let fixed = magic.count + 8 + 4
-        guard bytes.count >= fixed + keyBytes.count + 4, Array(bytes[0..<4]) == magic else { return nil }
+        let bytes = [UInt8](data.prefix(fixed + keyBytes.count + 4))  // the header, not the payload
+        guard bytes.count == fixed + keyBytes.count + 4, Array(bytes[0..<4]) == magic else { return nil }
         let version = bytes[4..<12].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
         let keyLength = bytes[12..<16].reversed().reduce(0) { $0 << 8 | Int($1) }
         guard keyLength == keyBytes.count else { return nil }
         let lengthOffset = fixed + keyLength
         let payloadLength = bytes[lengthOffset..<lengthOffset + 4].reversed().reduce(0) { $0 << 8 | Int($1) }
-        guard bytes.count == lengthOffset + 4 + payloadLength else { return nil }
+        guard data.count == lengthOffset + 4 + payloadLength else { return nil }
         return make(key: key, version: version, byteCount: payloadLength) == data ? version : nil
     }
 
