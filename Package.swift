@@ -54,7 +54,7 @@ let package = Package(
         // A child process for the DiskCache tests: killed mid-write, and a second writer.
         .executableTarget(
             name: "HoardDiskStress",
-            dependencies: ["Hoard", "HoardTestSupport"],
+            dependencies: ["Hoard", "HoardTestSupport", .product(name: "Logging", package: "swift-log")],
             path: "Tests/HoardDiskStress"
         ),
         // What the test suite and its child processes share: self-verifying values.

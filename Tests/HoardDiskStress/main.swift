@@ -1,11 +1,14 @@
 // A child process for the DiskCache tests (Tests/HoardTests/Disk/DiskCacheProcessTests.swift).
 //
-//   HoardDiskStress write-loop DIR VERSION KEYS BYTES
-//       Prints "ready", then stores StressValue(key-i, VERSION, BYTES) for i in 0..<KEYS, over and
-//       over, until it is killed.
-//   HoardDiskStress stress DIR SECONDS THREADS SIZE_LIMIT
-//       THREADS threads store, read, verify and remove 32 shared keys for SECONDS. Prints a summary;
-//       exits 0 when no operation threw and every value read back verified, 1 otherwise.
+//   HoardDiskStress write-loop DIR VERSION KEYS
+//       Prints "ready", then stores StressValue(key-i, VERSION, StressValueSize(key-i, VERSION))
+//       for i in 0..<KEYS in a random order from two threads, over and over, until it is killed;
+//       prints the length of each value once it is stored.
+//   HoardDiskStress stress DIR SECONDS WORKERS SIZE_LIMIT KEYS
+//       WORKERS threads store, read (verifying), remove and trim KEYS shared keys for SECONDS, with
+//       a rescan interval of 0. Prints one line of counts (see `StressCounts`) and the first
+//       failures; exits 0 when no operation threw, nothing was logged as a warning and every value
+//       read back verified, 1 otherwise.
 //   HoardDiskStress hoard-expire-all DIR
 //       Opens a Hoard on DIR, calls expireAll() and prints "expired" (the Hoard fetching tests).
 //   HoardDiskStress hoard-get DIR KEY
@@ -28,85 +31,111 @@ func fail(_ message: String) -> Never {
 }
 
 func writeLoop(_ arguments: [String]) throws -> Never {
-    guard arguments.count == 4, let version = UInt64(arguments[1]), let keyCount = Int(arguments[2]),
-        let byteCount = Int(arguments[3])
-    else { fail("usage: write-loop DIR VERSION KEYS BYTES") }
-    let cache = try DiskCache(
-        directory: URL(filePath: arguments[0]), configuration: .init(sizeLimit: 1 << 30))
-    let values = (0..<keyCount).map { StressValue.make(key: "key-\($0)", version: version, byteCount: byteCount) }
+    guard arguments.count == 3, let version = UInt64(arguments[1]), let keyCount = Int(arguments[2])
+    else { fail("usage: write-loop DIR VERSION KEYS") }
+    // No size limit to speak of: the test wants every key to keep a value.
+    let cache = try DiskCache(directory: URL(filePath: arguments[0]), configuration: .init(sizeLimit: 1 << 50))
+    let keys = (0..<keyCount).map { "key-\($0)" }
     FileHandle.standardOutput.write(Data("ready\n".utf8))
+    // Two threads on disjoint halves of the keys: while one makes a value the other writes, so
+    // that most moments a kill can land on are mid-write.
+    Thread.detachNewThread {
+        writeForever(cache, keys: keys.enumerated().filter { $0.offset % 2 == 1 }.map(\.element), version: version)
+    }
+    writeForever(cache, keys: keys.enumerated().filter { $0.offset % 2 == 0 }.map(\.element), version: version)
+}
+
+/// Stores the values of `keys` at `version` in a random order, over and over; prints the length of
+/// each value once it is stored.
+func writeForever(_ cache: DiskCache, keys: [String], version: UInt64) -> Never {
+    var values: [String: Data] = [:]
     while true {
-        for index in 0..<keyCount {
-            try cache.store(values[index], forKey: "key-\(index)")
+        for key in keys.shuffled() {
+            let value =
+                values[key]
+                ?? StressValue.make(
+                    key: key, version: version, byteCount: StressValueSize.byteCount(key: key, version: version))
+            values[key] = value
+            do {
+                try cache.store(value, forKey: key)
+            } catch {
+                fail("\(key): \(error)")
+            }
+            FileHandle.standardOutput.write(Data("\(value.count)\n".utf8))
         }
     }
 }
 
-struct Counters {
-    var stores = 0
-    var reads = 0
-    var hits = 0
-    var removes = 0
-    var failures: [String] = []
-}
-
 func stress(_ arguments: [String]) throws -> Never {
-    guard arguments.count == 4, let seconds = Double(arguments[1]), let threadCount = Int(arguments[2]),
-        let sizeLimit = Int(arguments[3])
-    else { fail("usage: stress DIR SECONDS THREADS SIZE_LIMIT") }
+    guard arguments.count == 5, let seconds = Double(arguments[1]), let workerCount = Int(arguments[2]),
+        let sizeLimit = Int(arguments[3]), let keyCount = Int(arguments[4])
+    else { fail("usage: stress DIR SECONDS WORKERS SIZE_LIMIT KEYS") }
+    let log = LogCounter()
+    // A rescan interval of 0: every write is followed by a scan, so the processes together keep
+    // the folder within the limit once they stop (see DiskCache's documentation).
     let cache = try DiskCache(
         directory: URL(filePath: arguments[0]),
-        configuration: .init(sizeLimit: sizeLimit, recencyUpdateInterval: 0, rescanInterval: 0.05))
-    let counters = Mutex(Counters())
+        configuration: .init(
+            sizeLimit: sizeLimit, recencyUpdateInterval: 0, rescanInterval: 0, logger: log.logger()))
+    let total = Mutex(StressCounts())
     let deadline = Date().addingTimeInterval(seconds)
     let finished = DispatchGroup()
-    for _ in 0..<threadCount {
+    for _ in 0..<workerCount {
         finished.enter()
         Thread.detachNewThread {
-            var generator = SystemRandomNumberGenerator()
-            var local = Counters()
-            while Date() < deadline {
-                let key = "k\(Int.random(in: 0..<32, using: &generator))"
-                do {
-                    switch Int.random(in: 0..<100, using: &generator) {
-                    case 0..<50:
-                        let value = StressValue.make(
-                            key: key, version: UInt64.random(in: 0...UInt64.max, using: &generator),
-                            byteCount: Int.random(in: 0...65_536, using: &generator))
-                        try cache.store(value, forKey: key)
-                        local.stores += 1
-                    case 50..<95:
-                        local.reads += 1
-                        if let data = try cache.data(forKey: key) {
-                            local.hits += 1
-                            if StressValue.verifiedVersion(of: data, key: key) == nil {
-                                local.failures.append("wrong value for \(key): \(data.count) bytes")
-                            }
-                        }
-                    default:
-                        try cache.remove(forKey: key)
-                        local.removes += 1
-                    }
-                } catch {
-                    local.failures.append("\(key): \(error)")
-                }
-            }
-            counters.withLock {
-                $0.stores += local.stores
-                $0.reads += local.reads
-                $0.hits += local.hits
-                $0.removes += local.removes
-                $0.failures += local.failures
-            }
+            let counts = stressWorker(cache, keyCount: keyCount, until: deadline)
+            total.withLock { $0.add(counts) }
             finished.leave()
         }
     }
     finished.wait()
-    let result = counters.withLock { $0 }
-    print("stores=\(result.stores) reads=\(result.reads) hits=\(result.hits)", terminator: " ")
-    print("removes=\(result.removes) failures=\(result.failures.count)")
+    var result = total.withLock { $0 }
+    let logged = log.current
+    result.trimsThatRemoved = logged.trimsThatRemoved
+    result.errors += logged.warnings.count
+    result.failures += logged.warnings.map { "logged: \($0)" }
+    print(result.summary)
     for failure in result.failures.prefix(20) { print("failure: \(failure)") }
-    exit(result.failures.isEmpty ? 0 : 1)
+    exit(result.errors == 0 && result.wrongValues == 0 ? 0 : 1)
+}
+
+/// One worker of `stress`: random operations on random keys until `deadline`.
+func stressWorker(_ cache: DiskCache, keyCount: Int, until deadline: Date) -> StressCounts {
+    var generator = SystemRandomNumberGenerator()
+    var counts = StressCounts()
+    while Date() < deadline {
+        let key = "k\(Int.random(in: 0..<keyCount, using: &generator))"
+        do {
+            switch Int.random(in: 0..<100, using: &generator) {
+            case 0..<45:
+                let value = StressValue.make(
+                    key: key, version: UInt64.random(in: 0...UInt64.max, using: &generator),
+                    byteCount: Int.random(in: 0...StressCounts.maximumValueByteCount, using: &generator))
+                try cache.store(value, forKey: key)
+                counts.stores += 1
+                counts.storedBytes += value.count
+            case 45..<85:
+                counts.reads += 1
+                if let data = try cache.data(forKey: key) {
+                    counts.hits += 1
+                    if StressValue.verifiedVersion(of: data, key: key) == nil {
+                        counts.wrongValues += 1
+                        counts.failures.append("wrong value for \(key): \(data.count) bytes")
+                    }
+                }
+            case 85..<95:
+                try cache.remove(forKey: key)
+                counts.removes += 1
+            default:
+                try cache.trim()
+                counts.trims += 1
+            }
+        } catch {
+            counts.errors += 1
+            counts.failures.append("\(key): \(error)")
+        }
+    }
+    return counts
 }
 
 /// A Hoard on DIR that reads the expiration mark on every lookup.

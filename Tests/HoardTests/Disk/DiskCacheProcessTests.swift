@@ -1,9 +1,8 @@
 import Foundation
-import Synchronization
+import HoardTestSupport
 import Testing
 
 @testable import Hoard
-import HoardTestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -12,155 +11,129 @@ import HoardTestSupport
 #endif
 
 /// Several processes on one folder, and a writer killed at random moments. Serialized: each test
-/// already keeps both cores busy.
+/// already keeps both cores busy. How long they run is set by `Torture` (`HOARD_TORTURE=long`).
 @Suite("DiskCache across processes", .serialized)
 struct DiskCacheProcessTests {
-    @Test("A writer killed with SIGKILL leaves every key old, new or missing, and no temporary file after trim")
+    /// Keys of the kill test: each round's writer overwrites them in a random order.
+    static let killedWriterKeyCount = 256
+
+    @Test("A writer killed with SIGKILL leaves every key old or new, and no temporary file after trim")
     func killedWriter() async throws {
         _ = try StressChild.requireExecutable()
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
-        let keyCount = 6
-        let byteCount = 200_000
-        let cache = try DiskCache(directory: folder.cacheURL)
-        var current: [String: UInt64?] = [:]
-        for index in 0..<keyCount {
-            let key = "key-\(index)"
-            try cache.store(StressValue.make(key: key, version: 0, byteCount: byteCount), forKey: key)
-            current[key] = 0
+        let started = ContinuousClock.now
+        let path = folder.cacheURL.path(percentEncoded: false)
+        let keys = (0..<Self.killedWriterKeyCount).map { "key-\($0)" }
+        let cache = try DiskCache(directory: folder.cacheURL, configuration: .init(sizeLimit: 1 << 50))
+        // What each key reads back as: version 0 at first, then whatever each round leaves.
+        var current: [String: Data] = [:]
+        for key in keys {
+            current[key] = Self.killTestValue(key: key, round: 0)
+            try cache.store(Self.killTestValue(key: key, round: 0), forKey: key)
         }
-        var killsWithTemporaryFiles = 0
-        var misses = 0
-        var newValues = 0
-        // 20 kills at random moments; more (up to 40) until some are seen to land mid-write: on
-        // ext4 a rename over a file also starts its writeback, so many kills land in the rename.
-        var round: UInt64 = 0
-        while round < 20 || (killsWithTemporaryFiles < 2 && round < 40) {
-            round += 1
-            let (process, output) = try StressChild.start([
-                "write-loop", folder.cacheURL.path(percentEncoded: false), "\(round)", "\(keyCount)", "\(byteCount)",
-            ])
+        var figures = KillFigures()
+        for round in 1...UInt64(Torture.kills) {
+            let (process, output) = try StressChild.start(["write-loop", path, "\(round)", "\(keys.count)"])
             // Wait for the child to be ready, then let it write for a random while.
-            _ = await Task.detached { output.fileHandleForReading.availableData }.value
-            try await Task.sleep(for: .milliseconds(Int.random(in: 0...40)))
+            let first = await Task.detached { output.fileHandleForReading.availableData }.value
+            try await Task.sleep(for: .milliseconds(Int.random(in: 0...150)))
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL)
-            let temporary = (try? FileManager.default.contentsOfDirectory(atPath: cache.temporaryDirectoryPath)) ?? []
-            if !temporary.isEmpty { killsWithTemporaryFiles += 1 }
+            let rest = await Task.detached { output.fileHandleForReading.readDataToEndOfFile() }.value
+            // "ready", then the payload length of each value the child finished storing.
+            let lengths = String(decoding: first + rest, as: UTF8.self).split(separator: "\n").dropFirst()
+            figures.stores += lengths.count
+            figures.storedBytes += lengths.compactMap { Int($0) }.reduce(0, +)
+            if !Self.temporaryFiles(of: cache).isEmpty { figures.killsMidWrite += 1 }
 
-            for index in 0..<keyCount {
-                let key = "key-\(index)"
-                let previous = current[key] ?? nil
-                guard let data = try cache.data(forKey: key) else {
-                    misses += 1
-                    current[key] = .some(nil)
-                    continue
+            for key in keys {
+                let data = try cache.data(forKey: key)
+                guard data != current[key] else { continue }
+                if let data {
+                    let isNew = data == Self.killTestValue(key: key, round: round)
+                    #expect(
+                        isNew, "round \(round), \(key): \(data.count) bytes, neither its last value nor this round's")
+                    if isNew { figures.newValues += 1 }
+                } else {
+                    figures.misses += 1
                 }
-                let version = StressValue.verifiedVersion(of: data, key: key)
-                #expect(version != nil, "round \(round), \(key): \(data.count) bytes that are no value ever written")
-                #expect(
-                    version == previous || version == round,
-                    "round \(round), \(key): version \(String(describing: version))")
-                if version == round { newValues += 1 }
-                current[key] = version
+                current[key] = data
             }
+            try cache.trim()
+            #expect(Self.temporaryFiles(of: cache).isEmpty, "round \(round): trim left temporary files")
         }
-        // The kills landed mid-write (a temporary file was left) and some new values landed.
-        #expect(killsWithTemporaryFiles > 0, "no kill out of \(round) landed while a temporary file existed")
-        #expect(newValues > 0)
-        #expect(misses == 0, "atomic renames never leave a key without a value")
-        try cache.trim()
-        #expect(((try? FileManager.default.contentsOfDirectory(atPath: cache.temporaryDirectoryPath)) ?? []).isEmpty)
+        // Many kills landed mid-write (a temporary file was left) and many new values landed.
+        #expect(figures.killsMidWrite > 0, "no kill out of \(Torture.kills) landed while a temporary file existed")
+        #expect(figures.newValues > 0)
+        #expect(figures.misses == 0, "atomic renames never leave a key without a value")
+        print(
+            "killedWriter: \(Torture.kills) kills, \(figures.killsMidWrite) left a temporary file;",
+            "\(figures.stores) values stored (\(figures.storedBytes) bytes of values),",
+            "\(figures.newValues) new values read back, \(figures.misses) misses;",
+            "\(ContinuousClock.now - started)")
     }
 
-    @Test("Two processes and many threads on the same keys: no error and no wrong value")
+    @Test("Two processes of four workers store, read, remove and trim under a small limit, and leave it held")
     func concurrentProcesses() async throws {
         _ = try StressChild.requireExecutable()
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
+        let started = ContinuousClock.now
         let path = folder.cacheURL.path(percentEncoded: false)
-        let sizeLimit = 1 << 20  // small: trims run all the time, in every process
-        let seconds = 3.0
-        async let first = StressChild.run(["stress", path, "\(seconds)", "4", "\(sizeLimit)"])
-        async let second = StressChild.run(["stress", path, "\(seconds)", "4", "\(sizeLimit)"])
-        // This process joins in with threads of its own.
-        let cache = try DiskCache(
-            directory: folder.cacheURL,
-            configuration: .init(sizeLimit: sizeLimit, recencyUpdateInterval: 0, rescanInterval: 0.05))
-        let local = await Self.stressInProcess(cache, threads: 4, seconds: seconds)
-        let results = try await [first, second]
-        for result in results {
+        let keyCount = 64
+        // A few average values (32 KiB) where the 64 keys would take 2 MiB: trims run all the time.
+        let sizeLimit = 256 * 1024
+        let arguments = ["stress", path, "\(Torture.processSeconds)", "4", "\(sizeLimit)", "\(keyCount)"]
+        async let first = StressChild.run(arguments)
+        async let second = StressChild.run(arguments)
+        var total = StressCounts()
+        for result in try await [first, second] {
             #expect(result.status == 0, "child: \(result.output)")
-            #expect(result.output.contains("failures=0"), "child: \(result.output)")
+            let counts = try #require(StressCounts(summary: result.output), "child: \(result.output)")
+            #expect(counts.errors == 0 && counts.wrongValues == 0, "child: \(result.output)")
+            #expect(counts.stores > 0 && counts.hits > 0 && counts.removes > 0, "child: \(counts.summary)")
+            #expect(counts.trims > 0 && counts.trimsThatRemoved > 0, "child: \(counts.summary)")
+            total.add(counts)
         }
-        #expect(local.failures.isEmpty, "\(local.failures.prefix(10))")
-        #expect(local.hits > 0 && local.stores > 0)
-        // While others write, each of the 3 processes may add up to (limit - low-water mark) before
-        // its own running total triggers a trim, plus the 12 writes in flight.
-        #expect(try cache.totalSize <= sizeLimit + 3 * (sizeLimit / 5) + 12 * 66_000)
-        try cache.trim()
-        #expect(try cache.totalSize <= sizeLimit)
-        #expect(((try? FileManager.default.contentsOfDirectory(atPath: cache.temporaryDirectoryPath)) ?? []).isEmpty)
+        // Both have exited. Every process scanned after each of its writes (a rescan interval of
+        // 0), so the last scan saw the folder as they left it: within the limit, with no trim here.
+        let cache = try DiskCache(directory: folder.cacheURL)
+        let finalSize = try cache.totalSize
+        let largestKey = "k\(keyCount - 1)"
+        let largestEntry =
+            DiskCache.Entry.Header.fixedByteCount + largestKey.utf8.count
+            + StressValue.make(key: largestKey, version: 0, byteCount: StressCounts.maximumValueByteCount).count
+        #expect(finalSize <= sizeLimit, "\(finalSize) bytes left, limit \(sizeLimit)")
+        #expect(Self.temporaryFiles(of: cache).isEmpty)
         for key in try cache.keys() {
             let data = try #require(try cache.data(forKey: key))
-            #expect(StressValue.verifiedVersion(of: data, key: key) != nil)
+            #expect(StressValue.verifiedVersion(of: data, key: key) != nil, "\(key): \(data.count) bytes")
         }
+        print(
+            "concurrentProcesses: 2 processes × 4 workers, \(Torture.processSeconds) s: \(total.summary);",
+            "final size \(finalSize) bytes, limit \(sizeLimit), limit + largest entry \(sizeLimit + largestEntry);",
+            "\(ContinuousClock.now - started)")
     }
 
-    struct StressResult: Sendable {
+    // MARK: - Helpers
+
+    /// What the kill test saw, for its summary line.
+    struct KillFigures {
         var stores = 0
-        var hits = 0
-        var failures: [String] = []
+        var storedBytes = 0
+        var killsMidWrite = 0
+        var newValues = 0
+        var misses = 0
     }
 
-    /// Threads that store, read (verifying) and remove 32 keys until `seconds` have passed.
-    static func stressInProcess(_ cache: DiskCache, threads: Int, seconds: Double) async -> StressResult {
-        let total = Mutex(StressResult())
-        let deadline = Date().addingTimeInterval(seconds)
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let remaining = Mutex(threads)
-            for _ in 0..<threads {
-                Thread.detachNewThread {
-                    var result = StressResult()
-                    while Date() < deadline {
-                        let key = "k\(Int.random(in: 0..<32))"
-                        do {
-                            switch Int.random(in: 0..<100) {
-                            case 0..<50:
-                                try cache.store(
-                                    StressValue.make(
-                                        key: key, version: .random(in: 0...UInt64.max),
-                                        byteCount: .random(in: 0...65_536)),
-                                    forKey: key)
-                                result.stores += 1
-                            case 50..<95:
-                                if let data = try cache.data(forKey: key) {
-                                    result.hits += 1
-                                    if StressValue.verifiedVersion(of: data, key: key) == nil {
-                                        result.failures.append("wrong value for \(key)")
-                                    }
-                                }
-                            default:
-                                try cache.remove(forKey: key)
-                            }
-                        } catch {
-                            result.failures.append("\(key): \(error)")
-                        }
-                    }
-                    total.withLock {
-                        $0.stores += result.stores
-                        $0.hits += result.hits
-                        $0.failures += result.failures
-                    }
-                    if remaining.withLock({
-                        $0 -= 1; return $0 == 0
-                    }) {
-                        continuation.resume()
-                    }
-                }
-            }
-        }
-        return total.withLock { $0 }
+    /// The value the kill test's writer stores under `key` in `round` (0: the one stored first).
+    static func killTestValue(key: String, round: UInt64) -> Data {
+        StressValue.make(key: key, version: round, byteCount: StressValueSize.byteCount(key: key, version: round))
+    }
+
+    static func temporaryFiles(of cache: DiskCache) -> [String] {
+        (try? FileManager.default.contentsOfDirectory(atPath: cache.temporaryDirectoryPath)) ?? []
     }
 }

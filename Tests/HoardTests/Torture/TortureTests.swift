@@ -13,6 +13,10 @@ enum Torture {
     static let pressureOperations = isLong ? 100_000 : 800
     /// Entry files whose every truncation is read back.
     static let tornValueSizes: [Int] = isLong ? [0, 1, 100, 5_000, 70_000] : [0, 100, 3_000]
+    /// Times the SIGKILL test kills its writer.
+    static let kills = isLong ? 200 : 40
+    /// Seconds the multi-process workload runs.
+    static let processSeconds: Double = isLong ? 60 : 10
 }
 
 @Suite("Torture: torn files")
