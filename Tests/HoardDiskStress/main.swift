@@ -3,7 +3,7 @@
 //   HoardDiskStress write-loop DIR VERSION KEYS
 //       Prints "ready", then stores StressValue(key-i, VERSION, StressValueSize(key-i, VERSION))
 //       for i in 0..<KEYS in a random order from two threads, over and over, until it is killed;
-//       prints the length of each value once it is stored.
+//       prints "KEY LENGTH" for each value once it is stored.
 //   HoardDiskStress stress DIR SECONDS WORKERS SIZE_LIMIT KEYS
 //       WORKERS threads store, read (verifying), remove and trim KEYS shared keys for SECONDS, with
 //       a rescan interval of 0. Prints one line of counts (see `StressCounts`) and the first
@@ -45,8 +45,8 @@ func writeLoop(_ arguments: [String]) throws -> Never {
     writeForever(cache, keys: keys.enumerated().filter { $0.offset % 2 == 0 }.map(\.element), version: version)
 }
 
-/// Stores the values of `keys` at `version` in a random order, over and over; prints the length of
-/// each value once it is stored.
+/// Stores the values of `keys` at `version` in a random order, over and over; prints the key and
+/// length of each value once it is stored.
 func writeForever(_ cache: DiskCache, keys: [String], version: UInt64) -> Never {
     var values: [String: Data] = [:]
     while true {
@@ -61,7 +61,7 @@ func writeForever(_ cache: DiskCache, keys: [String], version: UInt64) -> Never 
             } catch {
                 fail("\(key): \(error)")
             }
-            FileHandle.standardOutput.write(Data("\(value.count)\n".utf8))
+            FileHandle.standardOutput.write(Data("\(key) \(value.count)\n".utf8))
         }
     }
 }

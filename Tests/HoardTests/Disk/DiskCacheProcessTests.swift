@@ -42,14 +42,20 @@ struct DiskCacheProcessTests {
             process.waitUntilExit()
             #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL)
             let rest = await Task.detached { output.fileHandleForReading.readDataToEndOfFile() }.value
-            // "ready", then the payload length of each value the child finished storing.
-            let lengths = String(decoding: first + rest, as: UTF8.self).split(separator: "\n").dropFirst()
-            figures.stores += lengths.count
-            figures.storedBytes += lengths.compactMap { Int($0) }.reduce(0, +)
+            // "ready", then "KEY LENGTH" for each value the child finished storing.
+            let stored = String(decoding: first + rest, as: UTF8.self).split(separator: "\n").dropFirst()
+                .map { $0.split(separator: " ") }
+            let storedKeys = Set(stored.map { String($0[0]) })
+            figures.stores += stored.count
+            figures.storedBytes += stored.compactMap { $0.count == 2 ? Int($0[1]) : nil }.reduce(0, +)
             if !Self.temporaryFiles(of: cache).isEmpty { figures.killsMidWrite += 1 }
 
             for key in keys {
                 let data = try cache.data(forKey: key)
+                if storedKeys.contains(key) {  // the child saw this round's value stored
+                    #expect(
+                        data == Self.killTestValue(key: key, round: round), "round \(round), \(key): stored, not read")
+                }
                 guard data != current[key] else { continue }
                 if let data {
                     let isNew = data == Self.killTestValue(key: key, round: round)
@@ -71,7 +77,7 @@ struct DiskCacheProcessTests {
         print(
             "killedWriter: \(Torture.kills) kills, \(figures.killsMidWrite) left a temporary file;",
             "\(figures.stores) values stored (\(figures.storedBytes) bytes of values),",
-            "\(figures.newValues) new values read back, \(figures.misses) misses;",
+            "\(figures.newValues) keys read back with a new value, \(figures.misses) misses;",
             "\(ContinuousClock.now - started)")
     }
 
