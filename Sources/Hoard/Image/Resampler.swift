@@ -53,6 +53,8 @@ struct Resampler {
     let horizontal: Kernel
     let vertical: Kernel
 
+    /// Every pixel is widened to a `SIMD4<Float>` (unused lanes stay 0), so one loop serves all
+    /// four pixel formats and the compiler vectorises each multiply-add across the channels.
     func run() -> [UInt8] {
         let channels = source.format.channelCount
         let premultiplied = source.format.hasAlpha
@@ -60,29 +62,24 @@ struct Resampler {
         let inHeight = source.height
         let outWidth = horizontal.outputSize
         let outHeight = vertical.outputSize
-        let rowLength = outWidth * channels
 
-        // Pass 1: each input row, horizontally, into `intermediate` (inHeight x outWidth).
-        var intermediate = [Float](repeating: 0, count: inHeight * rowLength)
-        var inputRow = [Float](repeating: 0, count: inWidth * channels)
+        // Pass 1: each input row, horizontally, into `intermediate` (inHeight x outWidth pixels).
+        var intermediate = [SIMD4<Float>](repeating: .zero, count: inHeight * outWidth)
+        var inputRow = [SIMD4<Float>](repeating: .zero, count: inWidth)
         source.pixels.withUnsafeBufferPointer { pixels in
             intermediate.withUnsafeMutableBufferPointer { middle in
                 inputRow.withUnsafeMutableBufferPointer { row in
-                    horizontal.weights.withUnsafeBufferPointer { weights in
+                    horizontal.withUnsafeTables { starts, counts, weights in
                         for y in 0..<inHeight {
-                            let base = y * inWidth * channels
-                            for i in 0..<(inWidth * channels) { row[i] = Float(pixels[base + i]) }
-                            if premultiplied { Self.premultiply(row, channels: channels) }
-                            let outBase = y * rowLength
+                            Self.widen(pixels, row: y, width: inWidth, channels: channels, into: row)
+                            if premultiplied { Self.premultiply(row, alphaLane: channels - 1) }
+                            let outBase = y * outWidth
                             for x in 0..<outWidth {
-                                let start = horizontal.starts[x]
-                                let count = horizontal.counts[x]
+                                let start = starts[x]
                                 let w = x * horizontal.stride
-                                for c in 0..<channels {
-                                    var sum: Float = 0
-                                    for k in 0..<count { sum += weights[w + k] * row[(start + k) * channels + c] }
-                                    middle[outBase + x * channels + c] = sum
-                                }
+                                var sum = SIMD4<Float>.zero
+                                for k in 0..<counts[x] { sum += weights[w + k] * row[start + k] }
+                                middle[outBase + x] = sum
                             }
                         }
                     }
@@ -91,61 +88,104 @@ struct Resampler {
         }
 
         // Pass 2: vertically, into bytes.
-        return [UInt8](unsafeUninitializedCapacity: outHeight * rowLength) { out, initialized in
-            var accumulator = [Float](repeating: 0, count: rowLength)
+        return [UInt8](unsafeUninitializedCapacity: outHeight * outWidth * channels) { out, initialized in
+            var accumulator = [SIMD4<Float>](repeating: .zero, count: outWidth)
             intermediate.withUnsafeBufferPointer { middle in
                 accumulator.withUnsafeMutableBufferPointer { sum in
-                    vertical.weights.withUnsafeBufferPointer { weights in
+                    vertical.withUnsafeTables { starts, counts, weights in
                         for y in 0..<outHeight {
-                            for i in 0..<rowLength { sum[i] = 0 }
-                            let start = vertical.starts[y]
-                            for k in 0..<vertical.counts[y] {
+                            for x in 0..<outWidth { sum[x] = .zero }
+                            let start = starts[y]
+                            for k in 0..<counts[y] {
                                 let weight = weights[y * vertical.stride + k]
-                                let base = (start + k) * rowLength
-                                for i in 0..<rowLength { sum[i] += weight * middle[base + i] }
+                                let base = (start + k) * outWidth
+                                for x in 0..<outWidth { sum[x] += weight * middle[base + x] }
                             }
-                            let outBase = y * rowLength
-                            if premultiplied {
-                                Self.storeUnpremultiplied(sum, into: out, at: outBase, channels: channels)
-                            } else {
-                                for i in 0..<rowLength { out[outBase + i] = Self.byte(sum[i]) }
-                            }
+                            Self.narrow(
+                                sum, into: out, at: y * outWidth * channels, channels: channels,
+                                premultiplied: premultiplied)
                         }
                     }
                 }
             }
-            initialized = outHeight * rowLength
+            initialized = outHeight * outWidth * channels
         }
     }
 
-    private static func premultiply(_ row: UnsafeMutableBufferPointer<Float>, channels: Int) {
-        let alphaIndex = channels - 1
-        var i = 0
-        while i < row.count {
-            let alpha = row[i + alphaIndex] / 255
-            for c in 0..<alphaIndex { row[i + c] *= alpha }
-            i += channels
-        }
-    }
-
-    private static func storeUnpremultiplied(
-        _ sum: UnsafeMutableBufferPointer<Float>, into out: UnsafeMutableBufferPointer<UInt8>, at base: Int,
-        channels: Int
+    /// Row `row` of `pixels` as one `SIMD4<Float>` per pixel.
+    private static func widen(
+        _ pixels: UnsafeBufferPointer<UInt8>, row: Int, width: Int, channels: Int,
+        into destination: UnsafeMutableBufferPointer<SIMD4<Float>>
     ) {
-        let alphaIndex = channels - 1
-        var i = 0
-        while i < sum.count {
-            let alpha = min(max(sum[i + alphaIndex], 0), 255)
-            let alphaByte = byte(alpha)
-            out[base + i + alphaIndex] = alphaByte
-            let factor: Float = alphaByte == 0 ? 0 : 255 / alpha
-            for c in 0..<alphaIndex { out[base + i + c] = byte(sum[i + c] * factor) }
-            i += channels
+        let base = row * width * channels
+        switch channels {
+        case 4:
+            for x in 0..<width {
+                let i = base + x * 4
+                destination[x] = SIMD4(Float(pixels[i]), Float(pixels[i + 1]), Float(pixels[i + 2]), Float(pixels[i + 3]))
+            }
+        case 3:
+            for x in 0..<width {
+                let i = base + x * 3
+                destination[x] = SIMD4(Float(pixels[i]), Float(pixels[i + 1]), Float(pixels[i + 2]), 0)
+            }
+        case 2:
+            for x in 0..<width {
+                let i = base + x * 2
+                destination[x] = SIMD4(Float(pixels[i]), Float(pixels[i + 1]), 0, 0)
+            }
+        default:
+            for x in 0..<width { destination[x] = SIMD4(Float(pixels[base + x]), 0, 0, 0) }
+        }
+    }
+
+    /// Multiplies each pixel's colour lanes by its alpha (lane `alphaLane`) / 255.
+    private static func premultiply(_ row: UnsafeMutableBufferPointer<SIMD4<Float>>, alphaLane: Int) {
+        for x in 0..<row.count {
+            var pixel = row[x]
+            let alpha = pixel[alphaLane]
+            pixel *= alpha / 255
+            pixel[alphaLane] = alpha
+            row[x] = pixel
+        }
+    }
+
+    /// Rounds and clamps one row of sums into `channels` bytes per pixel, dividing colour by alpha
+    /// again when the sums are premultiplied.
+    private static func narrow(
+        _ sum: UnsafeMutableBufferPointer<SIMD4<Float>>, into out: UnsafeMutableBufferPointer<UInt8>, at base: Int,
+        channels: Int, premultiplied: Bool
+    ) {
+        let alphaLane = channels - 1
+        for x in 0..<sum.count {
+            var pixel = sum[x]
+            if premultiplied {
+                let alpha = min(max(pixel[alphaLane], 0), 255)
+                let alphaByte = byte(alpha)
+                pixel *= alphaByte == 0 ? 0 : 255 / alpha
+                pixel[alphaLane] = Float(alphaByte)
+            }
+            let rounded = (pixel + 0.5).clamped(lowerBound: .zero, upperBound: SIMD4(repeating: 255))
+            for c in 0..<channels { out[base + x * channels + c] = UInt8(rounded[c]) }
         }
     }
 
     @inline(__always)
     private static func byte(_ value: Float) -> UInt8 {
         UInt8(min(max(value + 0.5, 0), 255))
+    }
+}
+
+extension Resampler.Kernel {
+    /// Calls `body` with the kernel's tables as buffers (no bounds checks in the inner loops).
+    @inline(__always)
+    func withUnsafeTables<R>(
+        _ body: (UnsafeBufferPointer<Int>, UnsafeBufferPointer<Int>, UnsafeBufferPointer<Float>) -> R
+    ) -> R {
+        starts.withUnsafeBufferPointer { starts in
+            counts.withUnsafeBufferPointer { counts in
+                weights.withUnsafeBufferPointer { weights in body(starts, counts, weights) }
+            }
+        }
     }
 }

@@ -1,0 +1,76 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Writes a thumbnail file atomically and cheaply.
+///
+/// A file that already holds exactly the bytes is left alone, so a rerun writes nothing. Otherwise
+/// the bytes go to a temporary file beside the destination, which is then renamed over it: a
+/// failed or killed run never leaves a partial file under the final name. There is no `fsync`
+/// (Foundation's atomic write does one per file): every thumbnail can be made again from the cache,
+/// so durability across a power cut is not worth a disk flush per file.
+enum OutputFile {
+    /// What ``write(_:to:)`` did.
+    enum Outcome: Equatable {
+        case written
+        case unchanged
+    }
+
+    /// Makes `path` hold `data`.
+    ///
+    /// - Throws: ``RunFailure`` naming the path and the failing call.
+    static func write(_ data: Data, to path: String) throws -> Outcome {
+        if holds(data, path) { return .unchanged }
+        let temporary = "\(path).\(getpid())-\(UInt32.random(in: 0...UInt32.max)).tmp"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw failure("open", temporary) }
+        var written = 0
+        let writeError: Int32? = data.withUnsafeBytes { buffer in
+            while written < buffer.count {
+                let count = writeSome(descriptor, buffer, from: written)
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    return errno
+                }
+                written += count
+            }
+            return nil
+        }
+        close(descriptor)
+        if let writeError {
+            unlink(temporary)
+            throw failure("write", temporary, errno: writeError)
+        }
+        guard rename(temporary, path) == 0 else {
+            let error = failure("rename", path)
+            unlink(temporary)
+            throw error
+        }
+        return .written
+    }
+
+    /// Whether the regular file at `path` holds exactly `data`.
+    private static func holds(_ data: Data, _ path: String) -> Bool {
+        var status = stat()
+        guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG, Int(status.st_size) == data.count,
+            let existing = FileManager.default.contents(atPath: path)
+        else { return false }
+        return existing == data
+    }
+
+    private static func failure(_ call: String, _ path: String, errno code: Int32 = errno) -> RunFailure {
+        RunFailure("cannot write \(path): \(call) failed: \(String(cString: strerror(code)))")
+    }
+}
+
+/// `write(2)` of `buffer[offset...]`: outside ``OutputFile``, whose own `write` would shadow it.
+private func writeSome(_ descriptor: Int32, _ buffer: UnsafeRawBufferPointer, from offset: Int) -> Int {
+    guard let base = buffer.baseAddress else { return 0 }
+    return write(descriptor, base + offset, buffer.count - offset)
+}
