@@ -2,14 +2,17 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import Synchronization
 
 /// Downloads with one shared AsyncHTTPClient (connections are reused), a time limit per request,
 /// a redirect limit, and a body size limit enforced while streaming (a larger body is cut off,
-/// never buffered).
+/// never buffered). The client, and NIO's event loop threads with it, are only created by the
+/// first download, so a batch of local files or cached thumbnails never starts them.
 final class Downloader: Sendable {
     let timeout: Double
     let maximumBytes: Int
-    private let client: HTTPClient
+    private let configuration: HTTPClient.Configuration
+    private let createdClient = Mutex<HTTPClient?>(nil)
 
     init(timeout: Double, maximumBytes: Int, maximumRedirects: Int) {
         self.timeout = timeout
@@ -21,7 +24,17 @@ final class Downloader: Sendable {
             connect: .milliseconds(Int64(timeout * 1000)), read: .milliseconds(Int64(timeout * 1000)))
         // A refused connection fails its request at once instead of being retried until the timeout.
         configuration.connectionPool.retryConnectionEstablishment = false
-        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        self.configuration = configuration
+    }
+
+    /// The shared client, created on first use.
+    private var client: HTTPClient {
+        createdClient.withLock { client in
+            if let client { return client }
+            let created = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+            client = created
+            return created
+        }
     }
 
     /// The body of `url`.
@@ -68,8 +81,9 @@ final class Downloader: Sendable {
         return body
     }
 
+    /// Shuts the client down, if a download created it.
     func shutdown() async throws {
-        try await client.shutdown()
+        try await createdClient.withLock { $0 }?.shutdown()
     }
 }
 
