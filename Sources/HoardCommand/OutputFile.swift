@@ -59,7 +59,7 @@ enum OutputFile {
     private static func holds(_ data: Data, _ path: String) -> Bool {
         var status = stat()
         guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG, Int(status.st_size) == data.count,
-            let existing = FileManager.default.contents(atPath: path)
+            let existing = try? LocalFile.read(path)
         else { return false }
         return existing == data
     }

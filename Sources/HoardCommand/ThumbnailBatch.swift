@@ -75,7 +75,7 @@ struct ThumbnailBatch: Sendable {
         switch source {
         case .file(let path):
             do {
-                return (try Data(contentsOf: URL(fileURLWithPath: path), options: .mappedIfSafe), 0)
+                return (try LocalFile.read(path), 0)
             } catch {
                 throw RunFailure("cannot read \(path): \(error.localizedDescription)")
             }
@@ -88,16 +88,11 @@ struct ThumbnailBatch: Sendable {
         }
     }
 
-    /// Writes a thumbnail atomically: a temporary file in the output folder, then a rename, so a
-    /// failed run never leaves a partial file.
+    /// Writes a thumbnail into the output folder (see ``OutputFile``).
     private func write(_ data: Data, name: String) throws -> String {
-        let destination = settings.outputDirectory.appendingPathComponent(name)
-        do {
-            try data.write(to: destination, options: .atomic)
-        } catch {
-            throw RunFailure("cannot write \(destination.path): \(error.localizedDescription)")
-        }
-        return destination.path
+        let destination = settings.outputDirectory.appendingPathComponent(name).path
+        _ = try OutputFile.write(data, to: destination)
+        return destination
     }
 
     private static func reason(_ error: any Error) -> String {

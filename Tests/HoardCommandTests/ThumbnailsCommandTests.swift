@@ -10,6 +10,11 @@ struct ThumbnailsCommandTests {
     static let photo =
         (try? Data(contentsOf: testImages.appendingPathComponent("exif-orientation/Landscape_6.jpg"))) ?? Data()
 
+    /// The file's inode number: a rename over it (a rewrite) changes it.
+    static func inode(_ path: String) throws -> UInt64 {
+        try #require(FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? UInt64)
+    }
+
     static func results(_ summary: [String: Any]) -> [[String: Any]] {
         summary["results"] as? [[String: Any]] ?? []
     }
@@ -32,13 +37,18 @@ struct ThumbnailsCommandTests {
         #expect(summary["made"] as? Int == expected)
         #expect(summary["failed"] as? Int == 0)
         var firstBytes: [String: Data] = [:]
+        var firstInodes: [String: UInt64] = [:]
         for result in Self.results(summary) {
             let output = try #require(result["output"] as? String)
             let data = try Data(contentsOf: URL(fileURLWithPath: output))
             let image = try Image(data: data)
             #expect(max(image.width, image.height) == 64, "\(output)")
             firstBytes[output] = data
+            firstInodes[output] = try Self.inode(output)
         }
+        // One output damaged by hand: the rerun must put the right bytes back.
+        let damaged = try #require(firstBytes.keys.sorted().first)
+        try Data("not a thumbnail".utf8).write(to: URL(fileURLWithPath: damaged))
         let second = try await HoardTool.run(arguments)
         #expect(second.status == 0)
         let again = try second.summary()
@@ -47,6 +57,10 @@ struct ThumbnailsCommandTests {
             let output = try #require(result["output"] as? String)
             #expect(
                 try Data(contentsOf: URL(fileURLWithPath: output)) == firstBytes[output], "same bytes from the cache")
+            if output != damaged {
+                // A file that already holds the right bytes is left alone, not rewritten.
+                #expect(try Self.inode(output) == firstInodes[output], "\(output) was rewritten")
+            }
         }
         // The human summary goes to standard error with --json, and says what happened.
         #expect(second.standardError.contains("from cache: \(expected)"))
