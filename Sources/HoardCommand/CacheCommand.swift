@@ -71,7 +71,7 @@ extension CacheCommand {
         func run() async throws {
             let data: Data
             do {
-                data = try Data(contentsOf: URL(fileURLWithPath: file))
+                data = try LocalFile.read(file)
             } catch {
                 throw RunFailure("cannot read \(file): \(error.localizedDescription)")
             }

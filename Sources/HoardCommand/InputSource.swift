@@ -63,7 +63,7 @@ enum InputSource: Sendable, Hashable {
         let base: String
         switch self {
         case .remote(let url): base = url.deletingPathExtension().lastPathComponent
-        case .file(let path): base = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
+        case .file(let path): base = Self.baseName(of: path)
         }
         let safe = String(
             base.unicodeScalars.prefix(64).map { scalar -> Character in
@@ -72,7 +72,7 @@ enum InputSource: Sendable, Hashable {
                         || "-_.".unicodeScalars.contains(scalar))
                     ? Character(scalar) : "_"
             })
-        let digest = SHA256.hash(data: Data(identifier.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined()
+        let digest = String(SHA256.hash(data: Data(identifier.utf8)).prefix(8).flatMap(Self.hexDigits))
         return "\(safe.isEmpty || safe.hasPrefix(".") ? "image" : safe)-\(digest).\(fileExtension)"
     }
 
@@ -81,16 +81,33 @@ enum InputSource: Sendable, Hashable {
         return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
     }
 
+    /// The image files under `folder` (an absolute, standardised path), sorted. Paths are joined
+    /// as strings: `URL` work per file was most of a warm run's cost on large folders.
     private static func imageFiles(in folder: String) -> [String] {
-        guard let enumerator = FileManager.default.enumerator(atPath: folder) else { return [] }
-        var files: [String] = []
-        while let relative = enumerator.nextObject() as? String {
-            let path = URL(fileURLWithPath: folder).appendingPathComponent(relative).standardizedFileURL.path
-            if imageExtensions.contains(URL(fileURLWithPath: relative).pathExtension.lowercased()), !isDirectory(path) {
-                files.append(path)
-            }
-        }
-        return files.sorted()
+        guard let relatives = try? FileManager.default.subpathsOfDirectory(atPath: folder) else { return [] }
+        let prefix = folder.hasSuffix("/") ? folder : folder + "/"
+        return relatives.compactMap { relative -> String? in
+            let name = relative.split(separator: "/").last ?? ""
+            guard let dot = name.lastIndex(of: "."),
+                imageExtensions.contains(name[name.index(after: dot)...].lowercased())
+            else { return nil }
+            let path = prefix + relative
+            return isDirectory(path) ? nil : path
+        }.sorted()
+    }
+
+    /// The last path component without its extension, as `URL.deletingPathExtension()` gives it.
+    private static func baseName(of path: String) -> String {
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return name }
+        return String(name[..<dot])
+    }
+
+    private static let hexAlphabet = Array("0123456789abcdef")
+
+    /// Two lowercase hex digits.
+    private static func hexDigits(_ byte: UInt8) -> [Character] {
+        [hexAlphabet[Int(byte >> 4)], hexAlphabet[Int(byte & 0x0f)]]
     }
 }
 

@@ -1,6 +1,14 @@
 import Foundation
 import Hoard
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Everything that changes a thumbnail's bytes, and where it goes.
 struct ThumbnailSettings: Sendable {
     let size: Int
@@ -28,11 +36,19 @@ struct ThumbnailSettings: Sendable {
         }
     }
 
+    /// ` bytes=<size> modified=<seconds>.<nanoseconds>` of a local file, from one `stat` call
+    /// (`FileManager.attributesOfItem` also reads the owner's names and extended attributes).
     private static func fingerprint(of source: InputSource) -> String {
-        guard case .file(let path) = source,
-            let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-            let size = attributes[.size] as? Int, let date = attributes[.modificationDate] as? Date
-        else { return "" }
-        return " bytes=\(size) modified=\(date.timeIntervalSince1970)"
+        guard case .file(let path) = source else { return "" }
+        var status = stat()
+        guard stat(path, &status) == 0 else { return "" }
+        #if canImport(Darwin)
+            let modified = status.st_mtimespec
+        #else
+            let modified = status.st_mtim
+        #endif
+        let nanoseconds = String(modified.tv_nsec)
+        let padded = String(repeating: "0", count: max(0, 9 - nanoseconds.count)) + nanoseconds
+        return " bytes=\(status.st_size) modified=\(modified.tv_sec).\(padded)"
     }
 }

@@ -118,7 +118,7 @@ enum InputList {
         do {
             data =
                 path == "-"
-                ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: path))
+                ? FileHandle.standardInput.readDataToEndOfFile() : try LocalFile.read(path)
         } catch {
             throw RunFailure("cannot read the list \(path): \(error.localizedDescription)")
         }
