@@ -5,7 +5,7 @@ import PackageDescription
 // and HoardMeasure, run next to the peers in ../shared/peers (see README.md here).
 
 // One suite per area, each an executable target that the benchmark plugin runs.
-let suites: [Target] = ["Memory", "Disk", "Codecs"].map { area in
+let suites: [Target] = ["Memory", "Disk", "Codecs", "Pipeline"].map { area in
     .executableTarget(
         name: area,
         dependencies: [
