@@ -13,6 +13,10 @@ public enum Rate {
     /// Images per second.
     public static let imagesPerSecond = BenchmarkMetric.custom(
         "images/s", polarity: .prefersLarger, useScalingFactor: false)
+    /// Operations per second, for iterations that do many: the built-in throughput metric counts
+    /// whole iterations per second, which rounds away all precision at a million operations each.
+    public static let operationsPerSecond = BenchmarkMetric.custom(
+        "ops/s", polarity: .prefersLarger, useScalingFactor: false)
     /// Cache hits per 1,000 reads.
     public static let hitsPerThousandReads = BenchmarkMetric.custom(
         "hits per 1000 reads", polarity: .prefersLarger, useScalingFactor: false)
