@@ -11,7 +11,7 @@ let benchmarks: @Sendable () -> Void = {
         units: [Rate.operationsPerSecond: .kilo],
         warmupIterations: 1,
         scalingFactor: .mega,
-        maxDuration: .seconds(1),
+        maxDuration: .seconds(2),
         maxIterations: 20)
 
     for workload in MemoryWorkload.allCases {
