@@ -1,17 +1,44 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
-// Measurements of Hoard, run next to the peers in ../shared/peers (see README.md here).
+// Measurements of Hoard: the package-benchmark suites in Benchmarks/<Area>/ (`swift package benchmark`),
+// and HoardMeasure, run next to the peers in ../shared/peers (see README.md here).
+
+// One suite per area, each an executable target that the benchmark plugin runs.
+let suites: [Target] = ["Memory", "Disk", "Codecs", "Pipeline"].map { area in
+    .executableTarget(
+        name: area,
+        dependencies: [
+            "HoardBenchmarkSupport",
+            .product(name: "Hoard", package: "Hoard"),
+            .product(name: "Benchmark", package: "benchmark"),
+        ],
+        path: "Benchmarks/\(area)",
+        plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+    )
+}
+
 let package = Package(
     name: "HoardBenchmarks",
     platforms: [.macOS(.v15)],
     dependencies: [
-        .package(name: "Hoard", path: "..")
+        .package(name: "Hoard", path: ".."),
+        // The MallocInterposer trait (on by default) gives the malloc metrics on Swift 6.3 without jemalloc.
+        .package(url: "https://github.com/ordo-one/benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
         .executableTarget(
             name: "HoardMeasure",
             dependencies: [.product(name: "Hoard", package: "Hoard")]
-        )
-    ]
+        ),
+        // What the suites share: photos, scratch folders, seeded randomness, custom metrics.
+        .target(
+            name: "HoardBenchmarkSupport",
+            dependencies: [
+                .product(name: "Hoard", package: "Hoard"),
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/Support"
+        ),
+    ] + suites
 )
