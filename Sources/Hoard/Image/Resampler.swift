@@ -77,9 +77,18 @@ struct Resampler {
                             for x in 0..<outWidth {
                                 let start = starts[x]
                                 let w = x * horizontal.stride
-                                var sum = SIMD4<Float>.zero
-                                for k in 0..<counts[x] { sum += weights[w + k] * row[start + k] }
-                                middle[outBase + x] = sum
+                                let count = counts[x]
+                                // Two accumulators: each add waits on the previous one otherwise.
+                                var even = SIMD4<Float>.zero
+                                var odd = SIMD4<Float>.zero
+                                var k = 0
+                                while k + 1 < count {
+                                    even += weights[w + k] * row[start + k]
+                                    odd += weights[w + k + 1] * row[start + k + 1]
+                                    k += 2
+                                }
+                                if k < count { even += weights[w + k] * row[start + k] }
+                                middle[outBase + x] = even + odd
                             }
                         }
                     }
