@@ -1,4 +1,4 @@
-import Synchronization
+import Hoard
 
 /// Lets at most `limit` tasks into a section at once; the others wait in order.
 final class AsyncLimiter: Sendable {
@@ -7,11 +7,11 @@ final class AsyncLimiter: Sendable {
         var waiters: [CheckedContinuation<Void, Never>] = []
     }
 
-    private let state: Mutex<State>
+    private let state: Lock<State>
 
     init(limit: Int) {
         precondition(limit > 0, "AsyncLimiter needs a limit of at least 1")
-        state = Mutex(State(available: limit))
+        state = Lock(State(available: limit))
     }
 
     /// Runs `body` once a place is free.

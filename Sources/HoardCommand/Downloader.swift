@@ -2,7 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
-import Synchronization
+import Hoard
 
 /// Downloads with one shared AsyncHTTPClient (connections are reused), a time limit per request,
 /// a redirect limit, and a body size limit enforced while streaming (a larger body is cut off,
@@ -12,7 +12,7 @@ final class Downloader: Sendable {
     let timeout: Double
     let maximumBytes: Int
     private let configuration: HTTPClient.Configuration
-    private let createdClient = Mutex<HTTPClient?>(nil)
+    private let createdClient = Lock<HTTPClient?>(nil)
 
     init(timeout: Double, maximumBytes: Int, maximumRedirects: Int) {
         self.timeout = timeout

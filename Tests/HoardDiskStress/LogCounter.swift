@@ -1,5 +1,5 @@
 import Logging
-import Synchronization
+import Hoard
 
 /// What the stress child's caches logged: trims that removed entries (the proof that the limit
 /// kept them busy) and warnings (an automatic trim that failed, a damaged entry), which the
@@ -10,7 +10,7 @@ final class LogCounter: Sendable {
         var warnings: [String] = []
     }
 
-    private let counts = Mutex(Counts())
+    private let counts = Lock(Counts())
 
     var current: Counts { counts.withLock { $0 } }
 

@@ -17,7 +17,6 @@
 import Foundation
 import Hoard
 import HoardTestSupport
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -77,7 +76,7 @@ func stress(_ arguments: [String]) throws -> Never {
         directory: URL(filePath: arguments[0]),
         configuration: .init(
             sizeLimit: sizeLimit, recencyUpdateInterval: 0, rescanInterval: 0, logger: log.logger()))
-    let total = Mutex(StressCounts())
+    let total = Lock(StressCounts())
     let deadline = Date().addingTimeInterval(seconds)
     let finished = DispatchGroup()
     for _ in 0..<workerCount {

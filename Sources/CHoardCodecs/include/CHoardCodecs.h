@@ -135,6 +135,15 @@ uint32_t hoard_crc32c_update_portable(uint32_t state, const void *bytes, size_t 
 /// Whether `hoard_crc32c_update` uses a CPU instruction on this machine (1) or a table (0).
 int hoard_crc32c_is_hardware_accelerated(void);
 
+// MARK: - ThreadSanitizer
+
+/// Tells ThreadSanitizer that the lock identified by `lock` was just acquired. Synchronization's
+/// `Mutex` locks inside a library that is not built with TSan, so TSan cannot see the ordering on
+/// its own. Does nothing unless this file is compiled with `-fsanitize=thread`.
+void hoard_tsan_acquire(void *lock);
+/// Tells ThreadSanitizer that the lock identified by `lock` is about to be released.
+void hoard_tsan_release(void *lock);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,7 +1,6 @@
 import Crypto
 import Foundation
 import Logging
-import Synchronization
 
 /// A cache of byte blobs in one folder, safe to share between threads and between processes.
 ///
@@ -51,10 +50,10 @@ public final class DiskCache: Sendable {
 
     let rootPath: String
     let temporaryDirectoryPath: String
-    let state = Mutex(TrimState())
+    let state = Lock(TrimState())
     /// Held while an automatic trim runs, so that they run one at a time (see `noteWrite(_:)`). It
     /// guards no state; it is taken before `state`, never while holding it.
-    let trimLock = Mutex(())
+    let trimLock = Lock(())
 
     /// Opens the cache in `directory`, creating the folder (and its parents) when missing.
     ///

@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -38,7 +37,7 @@ final class ExpirationMark: Sendable {
     let refreshInterval: Duration
     let logger: Logger
     /// All mutable state; touched only inside `withLock`.
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     /// - Parameters:
     ///   - directory: The cache folder, or `nil` when there is none (the mark then lives in memory).

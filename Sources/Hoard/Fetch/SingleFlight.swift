@@ -1,4 +1,3 @@
-import Synchronization
 
 /// Runs at most one piece of work per key at a time; callers that arrive while it runs wait for
 /// its result instead of starting another.
@@ -54,7 +53,7 @@ final class SingleFlight<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     }
 
     /// All mutable state; touched only inside `withLock`.
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     /// The result of the run for `key`: a new run of `work` when none is going, else the going one.
     ///

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// A thread-safe in-memory cache, bounded by a number of entries and a total cost, with per-entry
 /// expiry and a choice of eviction policy.
@@ -27,7 +26,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
 
     /// All mutable state; touched only inside `withLock`.
     @usableFromInline
-    let storage: Mutex<MemoryCacheStorage<Key, Value>>
+    let storage: Lock<MemoryCacheStorage<Key, Value>>
 
     /// Creates an empty cache.
     ///
@@ -37,7 +36,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     /// - Complexity: O(1).
     public init(configuration: Configuration = .init()) {
         self.configuration = configuration
-        self.storage = Mutex(
+        self.storage = Lock(
             MemoryCacheStorage(
                 countLimit: configuration.countLimit,
                 costLimit: configuration.costLimit,

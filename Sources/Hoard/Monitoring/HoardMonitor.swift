@@ -1,5 +1,4 @@
 import Logging
-import Synchronization
 
 /// Counts ``HoardEvent``s into ``HoardStatistics``, hands them to the observers' streams, and logs
 /// them: every event at debug level, failed fetches (other than cancellations) as warnings.
@@ -26,7 +25,7 @@ final class HoardMonitor: Sendable {
 
     let logger: Logger
     /// All mutable state; touched only inside `withLock`.
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     init(logger: Logger) {
         self.logger = logger

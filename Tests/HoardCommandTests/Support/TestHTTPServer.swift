@@ -2,7 +2,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
-import Synchronization
+import Hoard
 
 /// An HTTP/1.1 server on 127.0.0.1 with canned routes, for end-to-end tests of the tool. It
 /// counts every request it receives.
@@ -21,8 +21,8 @@ final class TestHTTPServer: Sendable {
     }
 
     private let routes: [String: Reply]
-    private let requests = Mutex<[String]>([])
-    private let channel: Mutex<(any Channel)?> = Mutex(nil)
+    private let requests = Lock<[String]>([])
+    private let channel: Lock<(any Channel)?> = Lock(nil)
 
     init(routes: [String: Reply]) {
         self.routes = routes

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 
 @testable import Hoard
@@ -112,7 +111,7 @@ struct DiskCacheTrimTests {
         let configuration = DiskCache.Configuration(
             sizeLimit: 16 * 1024, lowWaterMarkRatio: 1, recencyUpdateInterval: 0, rescanInterval: 0)
         let caches = try (0..<2).map { _ in try DiskCache(directory: folder.cacheURL, configuration: configuration) }
-        let failures = Mutex<[String]>([])
+        let failures = Lock<[String]>([])
         let finished = DispatchGroup()
         for thread in 0..<6 {
             finished.enter()

@@ -49,7 +49,7 @@ struct HoardConfigurationTests {
 struct HoardCompletionTests {
     /// Counts calls, for "exactly once".
     final class Counter: Sendable {
-        private let calls = Mutex<[String?]>([])
+        private let calls = Lock<[String?]>([])
         func record(_ value: String?) { calls.withLock { $0.append(value) } }
         var all: [String?] { calls.withLock { $0 } }
     }
@@ -83,4 +83,3 @@ struct HoardCompletionTests {
     }
 }
 
-import Synchronization

@@ -1,12 +1,12 @@
 import Foundation
-import Synchronization
+import Hoard
 
 /// A clock the test moves by hand.
 final class TestClock: Sendable {
-    private let current: Mutex<Date>
+    private let current: Lock<Date>
 
     init(_ start: Date = Date(timeIntervalSinceReferenceDate: 700_000_000)) {
-        current = Mutex(start)
+        current = Lock(start)
     }
 
     var now: Date { current.withLock { $0 } }

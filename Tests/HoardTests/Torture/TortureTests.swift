@@ -1,6 +1,5 @@
 import Foundation
 import HoardTestSupport
-import Synchronization
 import Testing
 
 @testable import Hoard
@@ -55,7 +54,7 @@ struct MemoryPressureTests {
             var stop = false
             var stopped = false
         }
-        let state = Mutex(State())
+        let state = Lock(State())
     }
 
     @Test("clearMemory() from another task during a busy workload loses nothing on disk and returns no wrong value")

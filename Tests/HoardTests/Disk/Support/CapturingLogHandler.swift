@@ -1,5 +1,5 @@
 import Logging
-import Synchronization
+import Hoard
 
 /// The log lines a `Logger` built with ``CapturingLogHandler/logger()`` received.
 final class LogRecorder: Sendable {
@@ -9,7 +9,7 @@ final class LogRecorder: Sendable {
         var metadata: Logger.Metadata
     }
 
-    private let lines = Mutex<[Line]>([])
+    private let lines = Lock<[Line]>([])
 
     var all: [Line] { lines.withLock { $0 } }
 

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Hoard
 
 /// An error a test fetch throws.
 struct FetchFailure: Error, Equatable, CustomStringConvertible {
@@ -15,7 +15,7 @@ final class FetchProbe: Sendable {
         var cancellationsSeen = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
     /// Fetches wait on it when it is set (they throw `CancellationError` if cancelled meanwhile).
     let gate: Gate?
 

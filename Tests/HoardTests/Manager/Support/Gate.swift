@@ -1,4 +1,4 @@
-import Synchronization
+import Hoard
 
 /// A latch: `wait()` suspends until `open()`; a cancelled waiter throws `CancellationError`.
 final class Gate: Sendable {
@@ -9,7 +9,7 @@ final class Gate: Sendable {
         var next = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     func wait() async throws {
         let id = state.withLock { state in
