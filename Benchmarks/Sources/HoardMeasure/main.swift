@@ -7,10 +7,14 @@ import Foundation
 //   HoardMeasure disk DIR [reps] [--sync]       DiskCache store/retrieve of 1 KiB x 10000, 64 KiB x 2000, 1 MiB x 200
 //                                               (as bench_diskcache.py), a fresh cache folder under DIR per rep;
 //                                               --sync: sync() and sleep 1 s before each rep, as bench_diskcache.py
+//   HoardMeasure peak JPG [--size 256] [--quality 85]
+//                                               resident-memory growth while making one thumbnail of JPG
 // Single thread throughout.
 
 let usage = """
     usage: HoardMeasure codec JPG [PNG] [--seconds S] | memory [reps] | disk DIR [reps] [--sync]
+                        | peak JPG [--size PIXELS] [--quality Q]
+
     """
 
 /// The command line without its flags, and the flags' values.
@@ -42,7 +46,7 @@ struct Arguments {
     }
 }
 
-let arguments = Arguments(Array(CommandLine.arguments.dropFirst()), valued: ["--seconds"])
+let arguments = Arguments(Array(CommandLine.arguments.dropFirst()), valued: ["--seconds", "--size", "--quality"])
 let positional = arguments.positional
 switch positional.first {
 case "codec" where positional.count >= 2:
@@ -51,11 +55,6 @@ case "codec" where positional.count >= 2:
         seconds: arguments.options["--seconds"].flatMap(Double.init) ?? 3)
 case "memory":
     measureMemory(repetitions: arguments.integer(at: 1, default: 5))
-case "disk" where positional.count >= 2:
-    try measureDisk(
-        base: URL(fileURLWithPath: positional[1]), repetitions: arguments.integer(at: 2, default: 5),
-        settles: arguments.flags.contains("--sync"))
-default: 5))
 case "disk" where positional.count >= 2:
     try measureDisk(
         base: URL(fileURLWithPath: positional[1]), repetitions: arguments.integer(at: 2, default: 5),
