@@ -41,11 +41,14 @@ def main():
             offset = (len(bars) - 1) / 2 * height - slot * height
             ax.barh(y + offset, value, height=height * 0.92, color=colour)
             if slot == 0:
-                ax.text(value * 1.04, y + offset, f"{value:.2f}×", va="center", fontsize=7)
+                right = max(value * 1.06, (r["target"] or 0) * 1.2)
+                ax.text(right, y + offset, f"{value:.3g}×", va="center", fontsize=7)
         if r["target"] is not None:
             offset = (len(bars) - 1) / 2 * height
             reached = r["met"]
             ax.plot([r["target"]], [y + offset], marker="|" if reached else "x", markersize=12, mew=2, color=TARGET)
+        if index > 0 and rows[index - 1]["section"] != r["section"]:
+            ax.axhline(y + 0.5, color="#444444", lw=0.6, ls=":")
         better = " (lower is better)" if r["better"] == "lower" else ""
         labels.append((y, f"{r['work']}{better}\n{r['hoard']['label']} vs {r['peer']['label']}"))
 
