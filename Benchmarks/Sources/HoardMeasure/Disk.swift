@@ -1,0 +1,43 @@
+import Foundation
+import Hoard
+
+/// DiskCache store and retrieve of 1 KiB x 10000, 64 KiB x 2000 and 1 MiB x 200 values, as
+/// `bench_diskcache.py`: keys "key-%08d", 64 random values cycled, a fresh cache folder under
+/// `base` per repetition, one thread. With `settles`, each repetition starts with `sync()` and a
+/// one-second sleep, as `bench_diskcache.py` does unless given `--no-sync`.
+func measureDisk(base: URL, repetitions: Int, settles: Bool) throws {
+    let cases = [(1024, 10_000), (64 * 1024, 2_000), (1024 * 1024, 200)]
+    try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
+    for (size, count) in cases {
+        let values = (0..<min(count, 64)).map { _ in randomBytes(size) }
+        let keys = (0..<count).map { String(format: "key-%08d", $0) }
+        var stores: [Double] = []
+        var retrieves: [Double] = []
+        for _ in 0..<repetitions {
+            if settles { settleFileSystem() }
+            let folder = base.appendingPathComponent("hoard-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let cache = try DiskCache(directory: folder, configuration: .init(sizeLimit: 1 << 40))
+            stores.append(
+                Double(count)
+                    / (try seconds {
+                        for (index, key) in keys.enumerated() {
+                            try cache.store(values[index % values.count], forKey: key)
+                        }
+                    }))
+            retrieves.append(
+                Double(count)
+                    / (try seconds {
+                        for key in keys {
+                            guard let data = try cache.data(forKey: key), data.count == size else {
+                                fatalError("DiskCache lost \(key) (\(size) B values)")
+                            }
+                        }
+                    }))
+        }
+        print(
+            String(
+                format: "DiskCache %7d B x %5d: store %8.0f ops/s  retrieve %8.0f ops/s", size, count,
+                median(stores), median(retrieves)))
+    }
+}
