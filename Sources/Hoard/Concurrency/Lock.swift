@@ -14,13 +14,23 @@ import Synchronization
 /// counter.withLock { $0 += 1 }
 /// ```
 @usableFromInline
-package struct Lock<Value: ~Copyable>: ~Copyable, Sendable {
+package struct Lock<Value: ~Copyable>: ~Copyable, @unchecked Sendable {
+    // Sendable: the value is only reached through `mutex`; `identity` is never written or read.
     @usableFromInline let mutex: Mutex<Value>
+    /// A byte of its own whose address names this lock to TSan. (The guarded value's address would
+    /// do, but taking it is itself an access that TSan would see before the acquire.)
+    @usableFromInline let identity: UnsafeMutableRawPointer
 
     /// Creates a lock guarding `initialValue`.
     @inlinable
     package init(_ initialValue: consuming sending Value) {
         mutex = Mutex(initialValue)
+        identity = UnsafeMutableRawPointer.allocate(byteCount: 1, alignment: 1)
+    }
+
+    @inlinable
+    deinit {
+        identity.deallocate()
     }
 
     /// Calls `body` with exclusive access to the guarded value.
@@ -32,8 +42,6 @@ package struct Lock<Value: ~Copyable>: ~Copyable, Sendable {
         _ body: (inout sending Value) throws(Failure) -> sending Result
     ) throws(Failure) -> sending Result {
         try mutex.withLock { (value: inout sending Value) throws(Failure) -> sending Result in
-            // The guarded value's address names the lock for TSan; it is never dereferenced.
-            let identity = withUnsafeMutablePointer(to: &value) { UnsafeMutableRawPointer($0) }
             hoard_tsan_acquire(identity)
             defer { hoard_tsan_release(identity) }
             return try body(&value)
