@@ -197,34 +197,44 @@ extension DiskCache {
     }
 
     /// Reads the payload (reusing what `prefix` already holds) and checks its CRC-32C.
+    ///
+    /// The bytes go into memory that is not zeroed first (`Data(count:)` would clear a megabyte
+    /// only for the read to overwrite it), and become the returned `Data` only once verified.
     private func readPayload(
         _ descriptor: Int32, header: Entry.Header, prefix: [UInt8], path: String
     ) throws -> Result<Data, Damage> {
         let count = header.payloadByteCount
-        var payload = Data(count: count)
-        let alreadyRead = min(max(prefix.count - header.byteCount, 0), count)
-        let outcome: Result<Int, SystemCallError> = payload.withUnsafeMutableBytes { buffer in
-            if alreadyRead > 0 {
-                prefix.withUnsafeBytes { source in
-                    buffer.copyMemory(
-                        from: UnsafeRawBufferPointer(
-                            rebasing: source[header.byteCount..<header.byteCount + alreadyRead]))
-                }
-            }
-            let rest = UnsafeMutableRawBufferPointer(rebasing: buffer[alreadyRead...])
-            return FileSystem.readFully(descriptor, into: rest, at: header.byteCount + alreadyRead)
+        guard count > 0 else {
+            let empty = CRC32C().value
+            return header.payloadChecksum == empty
+                ? .success(Data()) : .failure(.payloadChecksumMismatch(stored: header.payloadChecksum, computed: empty))
         }
-        switch outcome {
+        guard let memory = malloc(count) else {
+            throw DiskCacheError.readFailed(path: path, call: "malloc", errno: ENOMEM)
+        }
+        var isHandedOver = false
+        defer { if !isHandedOver { free(memory) } }
+        let buffer = UnsafeMutableRawBufferPointer(start: memory, count: count)
+        let alreadyRead = min(max(prefix.count - header.byteCount, 0), count)
+        if alreadyRead > 0 {
+            prefix.withUnsafeBytes { source in
+                buffer.copyMemory(
+                    from: UnsafeRawBufferPointer(rebasing: source[header.byteCount..<header.byteCount + alreadyRead]))
+            }
+        }
+        let rest = UnsafeMutableRawBufferPointer(rebasing: buffer[alreadyRead...])
+        switch FileSystem.readFully(descriptor, into: rest, at: header.byteCount + alreadyRead) {
         case .failure(let error):
             throw DiskCacheError.readFailed(path: path, call: error.call, errno: error.errno)
         case .success(let readCount) where alreadyRead + readCount != count:
             return .failure(.shortRead(expected: count, actual: alreadyRead + readCount))
         case .success:
-            let computed = payload.withUnsafeBytes { CRC32C.checksum($0) }
+            let computed = CRC32C.checksum(UnsafeRawBufferPointer(buffer))
             guard computed == header.payloadChecksum else {
                 return .failure(.payloadChecksumMismatch(stored: header.payloadChecksum, computed: computed))
             }
-            return .success(payload)
+            isHandedOver = true
+            return .success(Data(bytesNoCopy: memory, count: count, deallocator: .free))
         }
     }
 
