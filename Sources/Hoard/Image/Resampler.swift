@@ -78,17 +78,21 @@ struct Resampler {
                                 let start = starts[x]
                                 let w = x * horizontal.stride
                                 let count = counts[x]
-                                // Two accumulators: each add waits on the previous one otherwise.
-                                var even = SIMD4<Float>.zero
-                                var odd = SIMD4<Float>.zero
+                                // Four accumulators: each add waits on the previous one otherwise.
+                                var sums = (SIMD4<Float>.zero, SIMD4<Float>.zero, SIMD4<Float>.zero, SIMD4<Float>.zero)
                                 var k = 0
-                                while k + 1 < count {
-                                    even += weights[w + k] * row[start + k]
-                                    odd += weights[w + k + 1] * row[start + k + 1]
-                                    k += 2
+                                while k + 3 < count {
+                                    sums.0 += weights[w + k] * row[start + k]
+                                    sums.1 += weights[w + k + 1] * row[start + k + 1]
+                                    sums.2 += weights[w + k + 2] * row[start + k + 2]
+                                    sums.3 += weights[w + k + 3] * row[start + k + 3]
+                                    k += 4
                                 }
-                                if k < count { even += weights[w + k] * row[start + k] }
-                                middle[outBase + x] = even + odd
+                                while k < count {
+                                    sums.0 += weights[w + k] * row[start + k]
+                                    k += 1
+                                }
+                                middle[outBase + x] = (sums.0 + sums.1) + (sums.2 + sums.3)
                             }
                         }
                     }
@@ -105,8 +109,18 @@ struct Resampler {
                         for y in 0..<outHeight {
                             for x in 0..<outWidth { sum[x] = .zero }
                             let start = starts[y]
-                            for k in 0..<counts[y] {
-                                let weight = weights[y * vertical.stride + k]
+                            let count = counts[y]
+                            let w = y * vertical.stride
+                            // Two rows per pass over the accumulator row: half the loads and stores.
+                            var k = 0
+                            while k + 1 < count {
+                                let (first, second) = (weights[w + k], weights[w + k + 1])
+                                let (base, next) = ((start + k) * outWidth, (start + k + 1) * outWidth)
+                                for x in 0..<outWidth { sum[x] += first * middle[base + x] + second * middle[next + x] }
+                                k += 2
+                            }
+                            if k < count {
+                                let weight = weights[w + k]
                                 let base = (start + k) * outWidth
                                 for x in 0..<outWidth { sum[x] += weight * middle[base + x] }
                             }
