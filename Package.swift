@@ -57,9 +57,10 @@ let package = Package(
             dependencies: ["Hoard", "HoardTestSupport", .product(name: "Logging", package: "swift-log")],
             path: "Tests/HoardDiskStress"
         ),
-        // What the test suite and its child processes share: self-verifying values.
+        // What the test suite and its child processes share: self-verifying values and a log handler.
         .target(
             name: "HoardTestSupport",
+            dependencies: [.product(name: "Logging", package: "swift-log")],
             path: "Tests/HoardTestSupport"
         ),
         .testTarget(

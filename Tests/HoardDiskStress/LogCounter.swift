@@ -1,5 +1,6 @@
-import Logging
 import Hoard
+import HoardTestSupport
+import Logging
 
 /// What the stress child's caches logged: trims that removed entries (the proof that the limit
 /// kept them busy) and warnings (an automatic trim that failed, a damaged entry), which the
@@ -16,31 +17,17 @@ final class LogCounter: Sendable {
 
     /// A logger at debug level (where trims are reported) that counts into this.
     func logger() -> Logger {
-        var logger = Logger(label: "HoardDiskStress") { _ in CountingLogHandler(counter: self) }
+        var logger = Logger(label: "HoardDiskStress") { _ in
+            ForwardingLogHandler { [self] in record(level: $0, message: $1, metadata: $2) }
+        }
         logger.logLevel = .debug
         return logger
     }
 
-    func record(level: Logger.Level, message: String, metadata: Logger.Metadata?) {
+    func record(level: Logger.Level, message: String, metadata: Logger.Metadata) {
         counts.withLock { counts in
-            if message.hasPrefix("Trimmed disk cache"), metadata?["removed"] != "0" { counts.trimsThatRemoved += 1 }
-            if level >= .warning { counts.warnings.append("\(message) \(metadata ?? [:])") }
+            if message.hasPrefix("Trimmed disk cache"), metadata["removed"] != "0" { counts.trimsThatRemoved += 1 }
+            if level >= .warning { counts.warnings.append("\(message) \(metadata)") }
         }
-    }
-}
-
-/// A `LogHandler` that hands every line to a ``LogCounter``.
-struct CountingLogHandler: LogHandler {
-    let counter: LogCounter
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .debug
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-        counter.record(level: event.level, message: event.message.description, metadata: event.metadata)
     }
 }
