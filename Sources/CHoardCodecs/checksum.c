@@ -23,28 +23,6 @@ static uint32_t hoard_crc_tables[8][256];
 static pthread_once_t hoard_crc_once = PTHREAD_ONCE_INIT;
 static int hoard_crc_hardware;
 
-static void hoard_crc_initialize(void) {
-    for (uint32_t byte = 0; byte < 256; byte++) {
-        uint32_t crc = byte;
-        for (int bit = 0; bit < 8; bit++) crc = (crc & 1) ? (crc >> 1) ^ 0x82F63B78u : crc >> 1;
-        hoard_crc_tables[0][byte] = crc;
-    }
-    for (uint32_t byte = 0; byte < 256; byte++) {
-        uint32_t crc = hoard_crc_tables[0][byte];
-        for (int slice = 1; slice < 8; slice++) {
-            crc = hoard_crc_tables[0][crc & 0xFF] ^ (crc >> 8);
-            hoard_crc_tables[slice][byte] = crc;
-        }
-    }
-#if defined(HOARD_CRC_X86)
-    hoard_crc_hardware = __builtin_cpu_supports("sse4.2");
-#elif defined(HOARD_CRC_ARM) && defined(__APPLE__)
-    hoard_crc_hardware = 1; // every Apple arm64 CPU has the CRC extension
-#elif defined(HOARD_CRC_ARM) && defined(__linux__)
-    hoard_crc_hardware = (getauxval(AT_HWCAP) & HWCAP_CRC32) != 0;
-#endif
-}
-
 static uint32_t hoard_crc_software(uint32_t crc, const uint8_t *bytes, size_t length) {
     while (length >= 8) {
         uint32_t low, high;
@@ -66,37 +44,129 @@ static uint32_t hoard_crc_software(uint32_t crc, const uint8_t *bytes, size_t le
     return crc;
 }
 
+#if defined(HOARD_CRC_X86) || defined(HOARD_CRC_ARM)
+// Appending zero bytes to a message is linear in the CRC register: a 32x32 matrix over GF(2) whose
+// column `bit` is the image of the register `1 << bit`. Applied one register byte at a time
+// through four 256-entry tables, it moves a stream's CRC past the streams that follow it.
+static uint32_t hoard_gf2_times(const uint32_t matrix[32], uint32_t vector) {
+    uint32_t sum = 0;
+    for (int bit = 0; vector != 0; bit++, vector >>= 1)
+        if (vector & 1) sum ^= matrix[bit];
+    return sum;
+}
+
+// `result = left * right`; `result` may be `right` but not `left`.
+static void hoard_gf2_multiply(uint32_t result[32], const uint32_t left[32], const uint32_t right[32]) {
+    for (int bit = 0; bit < 32; bit++) result[bit] = hoard_gf2_times(left, right[bit]);
+}
+
+// The tables that move a CRC register past `length` zero bytes.
+static void hoard_crc_make_shift(uint32_t table[4][256], size_t length) {
+    uint32_t power[32], square[32], result[32];
+    power[0] = 0x82F63B78u; // one zero bit: the register shifts right, the polynomial enters
+    for (int bit = 1; bit < 32; bit++) power[bit] = 1u << (bit - 1);
+    for (int doubling = 0; doubling < 3; doubling++) { // 2, 4, then 8 bits: one zero byte
+        hoard_gf2_multiply(square, power, power);
+        memcpy(power, square, sizeof square);
+    }
+    for (int bit = 0; bit < 32; bit++) result[bit] = 1u << bit;
+    for (; length != 0; length >>= 1) {
+        if (length & 1) hoard_gf2_multiply(result, power, result);
+        hoard_gf2_multiply(square, power, power);
+        memcpy(power, square, sizeof square);
+    }
+    for (int byte = 0; byte < 4; byte++)
+        for (uint32_t value = 0; value < 256; value++)
+            table[byte][value] = hoard_gf2_times(result, value << (8 * byte));
+}
+
+// The CRC instruction takes 3 cycles but can start one every cycle, so the hardware path runs three
+// independent streams over three consecutive blocks and joins them: crc(A B C) is crc(A) moved past
+// B and C, plus crc(B) from zero moved past C, plus crc(C) from zero.
+enum { HOARD_CRC_LONG = 8192, HOARD_CRC_SHORT = 256 }; // bytes per stream
+static uint32_t hoard_crc_long_shift[4][256], hoard_crc_short_shift[4][256];
+
+static inline uint32_t hoard_crc_shift(const uint32_t table[4][256], uint32_t crc) {
+    return table[0][crc & 0xFF] ^ table[1][(crc >> 8) & 0xFF] ^ table[2][(crc >> 16) & 0xFF] ^ table[3][crc >> 24];
+}
+#endif
+
 #if defined(HOARD_CRC_X86)
-__attribute__((target("sse4.2"))) static uint32_t hoard_crc_hardware_update(uint32_t crc, const uint8_t *bytes,
-                                                                             size_t length) {
+#define HOARD_CRC_TARGET __attribute__((target("sse4.2")))
+HOARD_CRC_TARGET static inline uint32_t hoard_crc_word(uint32_t crc, const uint8_t *bytes) {
+    uint64_t word;
+    memcpy(&word, bytes, 8);
 #if defined(__x86_64__)
-    uint64_t wide = crc;
-    while (length >= 8) {
-        uint64_t word;
-        memcpy(&word, bytes, 8);
-        wide = _mm_crc32_u64(wide, word);
-        bytes += 8;
-        length -= 8;
-    }
-    crc = (uint32_t)wide;
+    return (uint32_t)_mm_crc32_u64(crc, word);
+#else
+    return _mm_crc32_u32(_mm_crc32_u32(crc, (uint32_t)word), (uint32_t)(word >> 32));
 #endif
-    while (length--) crc = _mm_crc32_u8(crc, *bytes++);
-    return crc;
 }
+HOARD_CRC_TARGET static inline uint32_t hoard_crc_byte(uint32_t crc, uint8_t byte) { return _mm_crc32_u8(crc, byte); }
 #elif defined(HOARD_CRC_ARM)
-__attribute__((target("crc"))) static uint32_t hoard_crc_hardware_update(uint32_t crc, const uint8_t *bytes,
-                                                                          size_t length) {
-    while (length >= 8) {
-        uint64_t word;
-        memcpy(&word, bytes, 8);
-        crc = __crc32cd(crc, word);
-        bytes += 8;
-        length -= 8;
+#define HOARD_CRC_TARGET __attribute__((target("crc")))
+HOARD_CRC_TARGET static inline uint32_t hoard_crc_word(uint32_t crc, const uint8_t *bytes) {
+    uint64_t word;
+    memcpy(&word, bytes, 8);
+    return __crc32cd(crc, word);
+}
+HOARD_CRC_TARGET static inline uint32_t hoard_crc_byte(uint32_t crc, uint8_t byte) { return __crc32cb(crc, byte); }
+#endif
+
+#if defined(HOARD_CRC_X86) || defined(HOARD_CRC_ARM)
+// Consumes whole groups of three `stream`-byte blocks from `*bytes`.
+HOARD_CRC_TARGET static inline uint32_t hoard_crc_streams(uint32_t crc, const uint8_t **bytes, size_t *length,
+                                                          size_t stream, const uint32_t shift[4][256]) {
+    const uint8_t *cursor = *bytes;
+    for (; *length >= 3 * stream; *length -= 3 * stream) {
+        uint32_t second = 0, third = 0;
+        for (const uint8_t *end = cursor + stream; cursor < end; cursor += 8) {
+            crc = hoard_crc_word(crc, cursor);
+            second = hoard_crc_word(second, cursor + stream);
+            third = hoard_crc_word(third, cursor + 2 * stream);
+        }
+        crc = hoard_crc_shift(shift, crc) ^ second;
+        crc = hoard_crc_shift(shift, crc) ^ third;
+        cursor += 2 * stream;
     }
-    while (length--) crc = __crc32cb(crc, *bytes++);
+    *bytes = cursor;
+    return crc;
+}
+
+HOARD_CRC_TARGET static uint32_t hoard_crc_hardware_update(uint32_t crc, const uint8_t *bytes, size_t length) {
+    crc = hoard_crc_streams(crc, &bytes, &length, HOARD_CRC_LONG, hoard_crc_long_shift);
+    crc = hoard_crc_streams(crc, &bytes, &length, HOARD_CRC_SHORT, hoard_crc_short_shift);
+    for (; length >= 8; length -= 8, bytes += 8) crc = hoard_crc_word(crc, bytes);
+    while (length--) crc = hoard_crc_byte(crc, *bytes++);
     return crc;
 }
 #endif
+
+static void hoard_crc_initialize(void) {
+    for (uint32_t byte = 0; byte < 256; byte++) {
+        uint32_t crc = byte;
+        for (int bit = 0; bit < 8; bit++) crc = (crc & 1) ? (crc >> 1) ^ 0x82F63B78u : crc >> 1;
+        hoard_crc_tables[0][byte] = crc;
+    }
+    for (uint32_t byte = 0; byte < 256; byte++) {
+        uint32_t crc = hoard_crc_tables[0][byte];
+        for (int slice = 1; slice < 8; slice++) {
+            crc = hoard_crc_tables[0][crc & 0xFF] ^ (crc >> 8);
+            hoard_crc_tables[slice][byte] = crc;
+        }
+    }
+#if defined(HOARD_CRC_X86)
+    hoard_crc_hardware = __builtin_cpu_supports("sse4.2");
+#elif defined(HOARD_CRC_ARM) && defined(__APPLE__)
+    hoard_crc_hardware = 1; // every Apple arm64 CPU has the CRC extension
+#elif defined(HOARD_CRC_ARM) && defined(__linux__)
+    hoard_crc_hardware = (getauxval(AT_HWCAP) & HWCAP_CRC32) != 0;
+#endif
+#if defined(HOARD_CRC_X86) || defined(HOARD_CRC_ARM)
+    hoard_crc_make_shift(hoard_crc_long_shift, HOARD_CRC_LONG);
+    hoard_crc_make_shift(hoard_crc_short_shift, HOARD_CRC_SHORT);
+#endif
+}
 
 uint32_t hoard_crc32c_update(uint32_t state, const void *bytes, size_t length) {
     if (bytes == NULL || length == 0) return state;

@@ -51,4 +51,31 @@ struct CRC32CTests {
         // On this machine's CPU, the path taken is reported (x86-64 has SSE4.2 almost everywhere).
         print("CRC-32C hardware accelerated: \(hoard_crc32c_is_hardware_accelerated() == 1)")
     }
+
+    /// The hardware path runs three streams over blocks of 3 × 8 KiB, then 3 × 256 B, and joins
+    /// them; the table path (checked bit by bit above) has no blocks. Lengths either side of every
+    /// block boundary, at odd alignments, and split mid-block, must agree.
+    @Test("Inputs of many blocks agree with the table path at every block boundary")
+    func interleavedStreamsAgreeWithTables() {
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<(1 << 20) + 64).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        func portable(_ slice: ArraySlice<UInt8>, from state: UInt32 = 0xFFFF_FFFF) -> UInt32 {
+            slice.withUnsafeBytes { hoard_crc32c_update_portable(state, $0.baseAddress, $0.count) }
+        }
+        let short = 3 * 256, long = 3 * 8192
+        let lengths = [short - 1, short, short + 1, short + 9, 2 * short, long - 8, long, long + 1, long + short + 7,
+                       2 * long + 5 * short + 3, 100_003, 1 << 20]
+        for offset in [0, 1, 5, 8] {
+            for length in lengths {
+                let slice = bytes[offset..<(offset + length)]
+                #expect(CRC32C.checksum(slice) == ~portable(slice), "offset \(offset) length \(length)")
+            }
+        }
+        for split in [1, 300, long / 3, long + 1, 500_000] {
+            var crc = CRC32C()
+            crc.update(bytes[..<split])
+            crc.update(bytes[split..<(1 << 20)])
+            #expect(crc.value == ~portable(bytes[..<(1 << 20)]), "split at \(split)")
+        }
+    }
 }
