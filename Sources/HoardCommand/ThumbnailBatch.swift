@@ -54,7 +54,8 @@ struct ThumbnailBatch: Sendable {
             let (original, downloaded) = try await originalBytes(of: source)
             result.bytesDownloaded = downloaded
             let (data, fileExtension) = try await decodeLimiter.run {
-                let thumbnail = try Image.thumbnail(from: original, fittingIn: settings.size)
+                let thumbnail = try Image.thumbnail(
+                    from: original, fittingIn: settings.size, filter: settings.filter.resamplingFilter)
                 return try settings.encode(thumbnail)
             }
             // Only a whole, decodable original and a finished thumbnail are ever stored.

@@ -14,12 +14,13 @@ struct ThumbnailSettings: Sendable {
     let size: Int
     let format: OutputFormat
     let quality: Int
+    let filter: ThumbnailFilter
     let outputDirectory: URL
 
     /// The cache key of a thumbnail: the source (for a local file, also its size and modification
     /// time, so an edited file is thumbnailed again) and every setting that changes the output.
     func thumbnailKey(for source: InputSource) -> String {
-        "thumbnail/v1 \(source.identifier)\(Self.fingerprint(of: source)) size=\(size) format=\(format.rawValue) quality=\(quality)"
+        "thumbnail/v1 \(source.identifier)\(Self.fingerprint(of: source)) size=\(size) format=\(format.rawValue) quality=\(quality) filter=\(filter.rawValue)"
     }
 
     /// The cache key of a downloaded original.

@@ -49,6 +49,12 @@ struct ThumbnailsCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("JPEG quality, 1-100.", valueName: "Q"))
     var quality: Int = 85
 
+    @Option(
+        name: .long,
+        help: "The resampling filter after decode-time downscaling: lanczos3 (the sharpest), catmull-rom (bicubic), bilinear or box."
+    )
+    var filter: ThumbnailFilter = .lanczos3
+
     @Option(name: .long, help: ArgumentHelp("Per-download time limit.", valueName: "SECONDS"))
     var timeout: Double = 30
 
@@ -86,7 +92,7 @@ struct ThumbnailsCommand: AsyncParsableCommand {
         let hoard = try cacheOptions.openHoard()
         let cores = ProcessInfo.processInfo.activeProcessorCount
         let settings = ThumbnailSettings(
-            size: size, format: format, quality: quality, outputDirectory: outputDirectory)
+            size: size, format: format, quality: quality, filter: filter, outputDirectory: outputDirectory)
         let downloader = Downloader(
             timeout: timeout, maximumBytes: maxDownloadBytes, maximumRedirects: maxRedirects)
         let batch = ThumbnailBatch(
@@ -102,6 +108,22 @@ struct ThumbnailsCommand: AsyncParsableCommand {
 /// What `--format` accepts.
 enum OutputFormat: String, ExpressibleByArgument, Sendable, CaseIterable {
     case auto, jpeg, png
+}
+
+/// What `--filter` accepts: the library's resampling filters, spelled for the command line.
+enum ThumbnailFilter: String, ExpressibleByArgument, Sendable, CaseIterable {
+    case lanczos3
+    case catmullRom = "catmull-rom"
+    case bilinear, box
+
+    var resamplingFilter: Image.ResamplingFilter {
+        switch self {
+        case .lanczos3: .lanczos3
+        case .catmullRom: .catmullRom
+        case .bilinear: .bilinear
+        case .box: .box
+        }
+    }
 }
 
 /// A failure of the whole run (not of one input): printed and exit status 1.

@@ -200,6 +200,7 @@ struct ThumbnailsCommandTests {
             ["thumbnails", "x.jpg", "--size", "10", "--output", "o", "--quality", "101"],
             ["thumbnails", "--size", "10", "--output", "o"],
             ["thumbnails", "x.jpg", "--size", "10", "--output", "o", "--format", "gif"],
+            ["thumbnails", "x.jpg", "--size", "10", "--output", "o", "--filter", "bicubic"],
         ])
     func usageErrors(_ arguments: [String]) async throws {
         let outcome = try await HoardTool.run(arguments)
@@ -236,6 +237,34 @@ struct ThumbnailsCommandTests {
             let data = try Data(contentsOf: URL(fileURLWithPath: try #require(result["output"] as? String)))
             #expect(ImageFormat(sniffing: data) == .jpeg)
         }
+    }
+
+    @Test("--filter picks the resampling filter, and a thumbnail made with another filter is not served from the cache")
+    func filters() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let input = scratch.path("photo.jpg")
+        try Self.photo.write(to: URL(fileURLWithPath: input))
+        func run(_ filter: String) async throws -> (status: String, bytes: Data) {
+            let outcome = try await HoardTool.run([
+                "thumbnails", input, "--size", "96", "--filter", filter, "--output", scratch.path("out-\(filter)"),
+                "--cache", scratch.path("cache"), "--json",
+            ])
+            #expect(outcome.status == 0, "\(outcome.standardError)")
+            let result = try #require(Self.results(try outcome.summary()).first)
+            let output = try #require(result["output"] as? String)
+            return (try #require(result["status"] as? String), try Data(contentsOf: URL(fileURLWithPath: output)))
+        }
+        for (name, filter) in [("catmull-rom", Image.ResamplingFilter.catmullRom), ("lanczos3", .lanczos3)] {
+            let made = try await run(name)
+            #expect(made.status == "made", "\(name): a thumbnail with another filter was taken from the cache")
+            // The tool's pixels are the library's with the same filter (then JPEG q85).
+            let expected = try Image.thumbnail(from: Self.photo, fittingIn: 96, filter: filter).jpegData(quality: 85)
+            #expect(made.bytes == expected, "\(name)")
+            #expect(try await run(name).status == "cached")
+        }
+        let catmullRom = try await run("catmull-rom"), lanczos = try await run("lanczos3")
+        #expect(catmullRom.bytes != lanczos.bytes, "the two filters give different thumbnails")
     }
 
     /// A port on 127.0.0.1 that nothing listens on.
