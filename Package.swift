@@ -9,7 +9,6 @@ let package = Package(
         .executable(name: "hoard", targets: ["HoardCommand"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -28,16 +27,26 @@ let package = Package(
             pkgConfig: "libjpeg",
             providers: [.apt(["libjpeg-dev"]), .brew(["jpeg-turbo"])]
         ),
-        // All of libpng and libjpeg (and every setjmp/longjmp) lives in this C target.
+        // SHA-256 for the disk cache's file names: OpenSSL's libcrypto on Linux (Apple platforms use
+        // CommonCrypto, part of the OS). A system library rather than swift-crypto, whose own copy
+        // of BoringSSL would double the C a first build compiles (the tool's TLS brings one already).
+        .systemLibrary(
+            name: "CHoardCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
+        // All of libpng and libjpeg (and every setjmp/longjmp) lives in this C target, with the
+        // checksums and the hash.
         .target(
             name: "CHoardCodecs",
-            dependencies: ["CHoardPNG", "CHoardJPEG"]
+            dependencies: [
+                "CHoardPNG", "CHoardJPEG", .target(name: "CHoardCrypto", condition: .when(platforms: [.linux])),
+            ]
         ),
         .target(
             name: "Hoard",
             dependencies: [
                 "CHoardCodecs",
-                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -47,7 +56,6 @@ let package = Package(
                 "Hoard",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -73,7 +73,9 @@ private func check(_ bytes: [UInt8]) {
     }
     let header = try? parsed.get()
     let key = header?.key ?? fallbackKey
-    let location = cache.location(forKey: key)
+    guard let location = try? cache.location(forKey: key) else {
+        FuzzSupport.fail("no entry file name for a \(key.utf8.count)-byte key")
+    }
     write(bytes, to: location)
     let intact =
         header.map { header in

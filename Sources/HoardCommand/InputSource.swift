@@ -1,5 +1,5 @@
-import Crypto
 import Foundation
+import Hoard
 
 /// Where one input's bytes come from.
 enum InputSource: Sendable, Hashable {
@@ -59,7 +59,9 @@ enum InputSource: Sendable, Hashable {
 
     /// A file name for the thumbnail that is stable across runs and unique per input: the input's
     /// base name (made safe) and 16 hex digits of the SHA-256 of ``identifier``.
-    func outputName(extension fileExtension: String) -> String {
+    ///
+    /// - Throws: ``RunFailure`` when the system's SHA-256 fails.
+    func outputName(extension fileExtension: String) throws(RunFailure) -> String {
         let base: String
         switch self {
         case .remote(let url): base = url.deletingPathExtension().lastPathComponent
@@ -72,7 +74,10 @@ enum InputSource: Sendable, Hashable {
                         || "-_.".unicodeScalars.contains(scalar))
                     ? Character(scalar) : "_"
             })
-        let digest = String(SHA256.hash(data: Data(identifier.utf8)).prefix(8).flatMap(Self.hexDigits))
+        guard let hash = SHA256.hash(Array(identifier.utf8)) else {
+            throw RunFailure("cannot name the thumbnail of \(identifier): the system's SHA-256 failed")
+        }
+        let digest = String(hash.prefix(8).flatMap(Self.hexDigits))
         return "\(safe.isEmpty || safe.hasPrefix(".") ? "image" : safe)-\(digest).\(fileExtension)"
     }
 

@@ -135,6 +135,13 @@ uint32_t hoard_crc32c_update_portable(uint32_t state, const void *bytes, size_t 
 /// Whether `hoard_crc32c_update` uses a CPU instruction on this machine (1) or a table (0).
 int hoard_crc32c_is_hardware_accelerated(void);
 
+// MARK: - Hashing
+
+/// Writes the SHA-256 of `length` bytes to `digest` (32 bytes), with the platform's library
+/// (OpenSSL's libcrypto on Linux, CommonCrypto on Apple platforms). Returns 0, or -1 when the
+/// library fails (out of memory, or an OpenSSL configuration without SHA-256).
+int hoard_sha256(const void *bytes, size_t length, uint8_t digest[32]);
+
 // MARK: - ThreadSanitizer
 
 /// Tells ThreadSanitizer that the lock identified by `lock` was just acquired. Synchronization's

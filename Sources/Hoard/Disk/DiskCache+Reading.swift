@@ -109,10 +109,12 @@ extension DiskCache {
             discard(path: path, status: status, reason: damage.description, level: .warning)
             return .damaged
         }
-        let keyMatches =
-            if let expectedKey { header.key.utf8.elementsEqual(expectedKey.utf8) } else {
-                Self.fileName(forKey: header.key) == fileName
-            }
+        let keyMatches: Bool
+        if let expectedKey {
+            keyMatches = header.key.utf8.elementsEqual(expectedKey.utf8)
+        } else {
+            keyMatches = try Self.fileName(forKey: header.key) == fileName
+        }
         guard keyMatches else {
             discard(path: path, status: status, reason: Damage.keyMismatch.description, level: .warning)
             return .damaged

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import Logging
 
@@ -154,7 +153,7 @@ public final class DiskCache: Sendable {
     /// - Complexity: O(n) in the size of the entry.
     public func entry(forKey key: String) throws -> Entry? {
         guard key.utf8.count <= Self.maximumKeyByteCount else { return nil }
-        let location = location(forKey: key)
+        let location = try location(forKey: key)
         let now = configuration.now()
         let lookup = try readEntryFile(
             at: location.path, fileName: location.fileName, expectedKey: key, options: [.payload, .markUsed], now: now)
@@ -172,7 +171,7 @@ public final class DiskCache: Sendable {
     /// - Throws: ``DiskCacheError/readFailed(path:call:errno:)`` when the file cannot be read.
     func entryIncludingExpired(forKey key: String) throws -> Entry? {
         guard key.utf8.count <= Self.maximumKeyByteCount else { return nil }
-        let location = location(forKey: key)
+        let location = try location(forKey: key)
         let lookup = try readEntryFile(
             at: location.path, fileName: location.fileName, expectedKey: key,
             options: [.payload, .markUsed, .keepExpired], now: configuration.now())
@@ -194,7 +193,7 @@ public final class DiskCache: Sendable {
     /// - Complexity: O(1): one `lstat` and one `unlink`.
     public func remove(forKey key: String) throws {
         guard key.utf8.count <= Self.maximumKeyByteCount else { return }
-        let path = location(forKey: key).path
+        let path = try location(forKey: key).path
         let byteCount: Int
         switch FileSystem.linkStatus(path) {
         case .success(let status): byteCount = status.kind == .regular ? status.byteCount : 0
@@ -221,15 +220,20 @@ extension DiskCache {
     }
 
     /// The entry file of `key`: `<root>/<first two hex digits>/<64 hex digits>`.
-    func location(forKey key: String) -> Location {
-        let fileName = Self.fileName(forKey: key)
+    ///
+    /// - Throws: ``DiskCacheError/hashUnavailable(keyByteCount:)``.
+    func location(forKey key: String) throws(DiskCacheError) -> Location {
+        let fileName = try Self.fileName(forKey: key)
         let shardPath = rootPath + "/" + fileName.prefix(2)
         return Location(fileName: fileName, shardPath: shardPath, path: shardPath + "/" + fileName)
     }
 
     /// The SHA-256 of `key`'s UTF-8 as 64 lowercase hex digits.
-    static func fileName(forKey key: String) -> String {
-        let digest = SHA256.hash(data: Array(key.utf8))
+    ///
+    /// - Throws: ``DiskCacheError/hashUnavailable(keyByteCount:)``.
+    static func fileName(forKey key: String) throws(DiskCacheError) -> String {
+        let bytes = Array(key.utf8)
+        guard let digest = SHA256.hash(bytes) else { throw .hashUnavailable(keyByteCount: bytes.count) }
         let digits = Array("0123456789abcdef".utf8)
         var hex: [UInt8] = []
         hex.reserveCapacity(64)

@@ -34,27 +34,33 @@ public enum DiskCacheError: Error, Sendable, Hashable {
     case removeFailed(path: String, call: String, errno: Int32)
     /// The key's UTF-8 form is longer than ``DiskCache/maximumKeyByteCount``.
     case keyTooLong(byteCount: Int, maximum: Int)
+    /// The platform's SHA-256 (OpenSSL's libcrypto on Linux, CommonCrypto on Apple platforms)
+    /// failed, so the key has no file name: out of memory, or an OpenSSL configuration without
+    /// SHA-256. Any operation given a key can throw it.
+    case hashUnavailable(keyByteCount: Int)
 }
 
 extension DiskCacheError {
-    /// The `errno` of the failed call, or `nil` for ``keyTooLong(byteCount:maximum:)``.
+    /// The `errno` of the failed call, or `nil` for ``keyTooLong(byteCount:maximum:)`` and
+    /// ``hashUnavailable(keyByteCount:)``.
     public var errno: Int32? {
         switch self {
         case .directoryUnavailable(_, _, let code), .writeFailed(_, _, let code), .readFailed(_, _, let code),
             .removeFailed(_, _, let code):
             code
-        case .keyTooLong:
+        case .keyTooLong, .hashUnavailable:
             nil
         }
     }
 
-    /// The file or folder involved, or `nil` for ``keyTooLong(byteCount:maximum:)``.
+    /// The file or folder involved, or `nil` for ``keyTooLong(byteCount:maximum:)`` and
+    /// ``hashUnavailable(keyByteCount:)``.
     public var path: String? {
         switch self {
         case .directoryUnavailable(let path, _, _), .writeFailed(let path, _, _), .readFailed(let path, _, _),
             .removeFailed(let path, _, _):
             path
-        case .keyTooLong:
+        case .keyTooLong, .hashUnavailable:
             nil
         }
     }
@@ -74,6 +80,8 @@ extension DiskCacheError: CustomStringConvertible {
             "Cannot remove disk cache entry \(path): \(call) failed: \(Self.explain(code))"
         case .keyTooLong(let count, let maximum):
             "Disk cache key is \(count) bytes of UTF-8; the maximum is \(maximum)"
+        case .hashUnavailable(let count):
+            "Cannot name the disk cache entry of a \(count)-byte key: the system's SHA-256 failed"
         }
     }
 

@@ -16,7 +16,7 @@ struct DiskCacheFaultTests {
     private func expectMissRemovedAndLogged(
         _ fixture: DiskCacheFixture, key: String, sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
-        let path = fixture.entryPath(key)
+        let path = try fixture.entryPath(key)
         #expect(try fixture.cache.data(forKey: key) == nil, sourceLocation: sourceLocation)
         #expect(
             !FileManager.default.fileExists(atPath: path), "damaged file left in place", sourceLocation: sourceLocation)
@@ -48,10 +48,10 @@ struct DiskCacheFaultTests {
     func flippedByte(offset: Int) throws {
         let fixture = try makeFixture(value: Self.value)
         defer { fixture.remove() }
-        var bytes = try Data(contentsOf: URL(filePath: fixture.entryPath("victim")))
+        var bytes = try Data(contentsOf: URL(filePath: try fixture.entryPath("victim")))
         try #require(offset < bytes.count)
         bytes[offset] ^= 0x01
-        try bytes.write(to: URL(filePath: fixture.entryPath("victim")))
+        try bytes.write(to: URL(filePath: try fixture.entryPath("victim")))
         try expectMissRemovedAndLogged(fixture, key: "victim")
     }
 
@@ -60,7 +60,7 @@ struct DiskCacheFaultTests {
     func truncated(length: Int) throws {
         let fixture = try makeFixture(value: Self.value)
         defer { fixture.remove() }
-        let path = fixture.entryPath("victim")
+        let path = try fixture.entryPath("victim")
         #expect(truncate(path, off_t(length)) == 0)
         try expectMissRemovedAndLogged(fixture, key: "victim")
     }
@@ -69,7 +69,7 @@ struct DiskCacheFaultTests {
     func extended() throws {
         let fixture = try makeFixture(value: Self.value)
         defer { fixture.remove() }
-        let handle = try FileHandle(forWritingTo: URL(filePath: fixture.entryPath("victim")))
+        let handle = try FileHandle(forWritingTo: URL(filePath: try fixture.entryPath("victim")))
         try handle.seekToEnd()
         try handle.write(contentsOf: Data([0]))
         try handle.close()
@@ -80,7 +80,7 @@ struct DiskCacheFaultTests {
     func replacedByDirectory() throws {
         let fixture = try makeFixture(value: Self.value)
         defer { fixture.remove() }
-        let path = fixture.entryPath("victim")
+        let path = try fixture.entryPath("victim")
         try FileManager.default.removeItem(atPath: path)
         try FileManager.default.createDirectory(atPath: path + "/inner", withIntermediateDirectories: true)
         try Data("x".utf8).write(to: URL(filePath: path + "/inner/file"))
@@ -93,7 +93,7 @@ struct DiskCacheFaultTests {
         defer { fixture.remove() }
         let target = fixture.folder.url.appending(path: "outside")
         try Data("secret".utf8).write(to: target)
-        let path = fixture.entryPath("victim")
+        let path = try fixture.entryPath("victim")
         try FileManager.default.removeItem(atPath: path)
         try FileManager.default.createSymbolicLink(
             atPath: path, withDestinationPath: target.path(percentEncoded: false))
@@ -106,8 +106,8 @@ struct DiskCacheFaultTests {
         let fixture = try makeFixture(value: Self.value)
         defer { fixture.remove() }
         try fixture.cache.store(Data("other".utf8), forKey: "other")
-        try FileManager.default.removeItem(atPath: fixture.entryPath("victim"))
-        try FileManager.default.copyItem(atPath: fixture.entryPath("other"), toPath: fixture.entryPath("victim"))
+        try FileManager.default.removeItem(atPath: try fixture.entryPath("victim"))
+        try FileManager.default.copyItem(atPath: try fixture.entryPath("other"), toPath: try fixture.entryPath("victim"))
         try expectMissRemovedAndLogged(fixture, key: "victim")
         #expect(try fixture.cache.data(forKey: "other") == Data("other".utf8))
     }
@@ -116,13 +116,13 @@ struct DiskCacheFaultTests {
     func misplacedInListing() throws {
         let fixture = try makeFixture(value: Self.value)
         defer { fixture.remove() }
-        let misplaced = fixture.entryPath("elsewhere")
+        let misplaced = try fixture.entryPath("elsewhere")
         try FileManager.default.createDirectory(
             atPath: String(misplaced.prefix(upTo: misplaced.lastIndex(of: "/") ?? misplaced.endIndex)),
             withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: fixture.entryPath("bystander"), toPath: misplaced)
+        try FileManager.default.copyItem(atPath: try fixture.entryPath("bystander"), toPath: misplaced)
         #expect(Set(try fixture.cache.keys()) == ["victim", "bystander"])
-        #expect(!FileManager.default.fileExists(atPath: fixture.entryPath("elsewhere")))
+        #expect(!FileManager.default.fileExists(atPath: try fixture.entryPath("elsewhere")))
         #expect(fixture.log.lines(containing: "Removed damaged").count == 1)
     }
 
@@ -136,7 +136,7 @@ struct DiskCacheFaultTests {
             let value = StressValue.make(
                 key: key, version: UInt64(round), byteCount: Int.random(in: 0...3000, using: &generator))
             try fixture.cache.store(value, forKey: key)
-            let url = URL(filePath: fixture.entryPath(key))
+            let url = URL(filePath: try fixture.entryPath(key))
             var bytes = try Data(contentsOf: url)
             switch round % 3 {
             case 0:

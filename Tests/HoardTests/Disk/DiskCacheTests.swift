@@ -116,7 +116,7 @@ struct DiskCacheTests {
         #expect(try cache.data(forKey: "seconds") == Data("s".utf8))
         fixture.clock.advance(by: 1)  // exactly at the expiration date: expired
         #expect(try cache.data(forKey: "seconds") == nil)
-        #expect(!FileManager.default.fileExists(atPath: fixture.entryPath("seconds")))
+        #expect(!FileManager.default.fileExists(atPath: try fixture.entryPath("seconds")))
         #expect(try cache.data(forKey: "date") == Data("d".utf8))
         fixture.clock.advance(by: 61)
         #expect(try cache.data(forKey: "date") == nil)

@@ -51,7 +51,7 @@ struct DiskCacheTrimTests {
         defer { fixture.remove() }
         let stored = fixture.clock.now
         try fixture.cache.store(Data([1]), forKey: "k")
-        let path = fixture.entryPath("k")
+        let path = try fixture.entryPath("k")
         #expect(abs(try modificationDate(path).timeIntervalSince(stored)) < 0.001)
         fixture.clock.advance(by: 59)
         _ = try fixture.cache.data(forKey: "k")
@@ -149,7 +149,7 @@ struct DiskCacheTrimTests {
         let tmp = fixture.cache.temporaryDirectoryPath
         for index in 0..<5 { try Data(repeating: 9, count: 100).write(to: URL(filePath: "\(tmp)/99999-\(index).tmp")) }
         try FileManager.default.createSymbolicLink(
-            atPath: "\(tmp)/link.tmp", withDestinationPath: fixture.entryPath("k"))
+            atPath: "\(tmp)/link.tmp", withDestinationPath: try fixture.entryPath("k"))
         // A writer in progress: the file is flock'ed through another open file description.
         let live = "\(tmp)/live.tmp"
         let descriptor = open(live, O_WRONLY | O_CREAT | O_EXCL, 0o644)

@@ -67,7 +67,7 @@ struct HoardRulesTests {
         // The entries were not read or rewritten: the same files, the same bytes, plus the mark.
         var after = snapshot(of: fixture.folder.cacheURL)
         after.removeValue(forKey: ExpirationMark.fileName)
-        for (path, bytes) in before where !path.hasSuffix(DiskCache.fileName(forKey: "k0")) {
+        for (path, bytes) in before where !path.hasSuffix(try DiskCache.fileName(forKey: "k0")) {
             #expect(after[path] == bytes, "\(path)")
         }
         let mark = try String(

@@ -36,7 +36,7 @@ struct TornFileTests {
         let key = "torn/\(valueSize)"
         let value = StressValue.make(key: key, version: 7, byteCount: valueSize)
         try fixture.cache.store(value, forKey: key)
-        let path = fixture.entryPath(key)
+        let path = try fixture.entryPath(key)
         let intact = try Data(contentsOf: URL(fileURLWithPath: path))
         for length in 0..<intact.count {
             try intact.prefix(length).write(to: URL(fileURLWithPath: path))

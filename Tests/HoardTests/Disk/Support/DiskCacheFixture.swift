@@ -34,8 +34,8 @@ struct DiskCacheFixture {
     }
 
     /// The entry file of `key`.
-    func entryPath(_ key: String) -> String {
-        cache.location(forKey: key).path
+    func entryPath(_ key: String) throws -> String {
+        try cache.location(forKey: key).path
     }
 
     /// Files under the cache folder, relative paths.

@@ -1,0 +1,4 @@
+#ifndef CHOARD_CRYPTO_SHIM_H
+#define CHOARD_CRYPTO_SHIM_H
+#include <openssl/evp.h>
+#endif

@@ -1,0 +1,24 @@
+import CHoardCodecs
+
+/// SHA-256 from the platform's own library: OpenSSL's libcrypto on Linux, CommonCrypto on Apple
+/// platforms (through `hoard_sha256` in the C target).
+///
+/// It names the disk cache's entry files, so that no key ever becomes a path, and the `hoard`
+/// tool's output files.
+///
+/// ```swift
+/// SHA256.hash(Array("abc".utf8))?.prefix(2)  // [0xBA, 0x78]
+/// ```
+package enum SHA256 {
+    /// The 32-byte digest of `bytes`, or `nil` when the library fails (out of memory, or an
+    /// OpenSSL configuration that offers no SHA-256).
+    ///
+    /// - Complexity: O(*n*) in the number of bytes.
+    package static func hash(_ bytes: [UInt8]) -> [UInt8]? {
+        var digest = [UInt8](repeating: 0, count: 32)
+        let status = bytes.withUnsafeBytes { source in
+            digest.withUnsafeMutableBufferPointer { hoard_sha256(source.baseAddress, source.count, $0.baseAddress) }
+        }
+        return status == 0 ? digest : nil
+    }
+}
