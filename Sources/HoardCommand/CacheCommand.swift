@@ -13,7 +13,8 @@ struct CacheCommand: AsyncParsableCommand {
 
 extension CacheCommand {
     struct Stats: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Entries, bytes and the limit.")
+        static let configuration = CommandConfiguration(
+            commandName: "stats", abstract: "Entries, bytes and the limit.")
         @OptionGroup var cacheOptions: CacheOptions
 
         func run() throws {
@@ -29,7 +30,8 @@ extension CacheCommand {
     }
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Every key, with its size and age.")
+        static let configuration = CommandConfiguration(
+            commandName: "list", abstract: "Every key, with its size and age.")
         @OptionGroup var cacheOptions: CacheOptions
 
         func run() throws {
@@ -44,7 +46,8 @@ extension CacheCommand {
     }
 
     struct Get: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Write a value's bytes to standard output or a file.")
+        static let configuration = CommandConfiguration(
+            commandName: "get", abstract: "Write a value's bytes to standard output or a file.")
         @Argument(help: "The key.") var key: String
         @Option(name: .long, help: ArgumentHelp("Write to this file instead of standard output.", valueName: "FILE"))
         var output: String?
@@ -63,7 +66,8 @@ extension CacheCommand {
     }
 
     struct Put: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Store a file's bytes under a key.")
+        static let configuration = CommandConfiguration(
+            commandName: "put", abstract: "Store a file's bytes under a key.")
         @Argument(help: "The key.") var key: String
         @Argument(help: "The file.") var file: String
         @OptionGroup var cacheOptions: CacheOptions
@@ -80,7 +84,8 @@ extension CacheCommand {
     }
 
     struct Remove: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove the value under a key.")
+        static let configuration = CommandConfiguration(
+            commandName: "remove", abstract: "Remove the value under a key.")
         @Argument(help: "The key.") var key: String
         @OptionGroup var cacheOptions: CacheOptions
 
@@ -90,7 +95,8 @@ extension CacheCommand {
     }
 
     struct Prune: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove expired entries and trim to the limit.")
+        static let configuration = CommandConfiguration(
+            commandName: "prune", abstract: "Remove expired entries and trim to the limit.")
         @OptionGroup var cacheOptions: CacheOptions
 
         func run() throws {
@@ -105,7 +111,8 @@ extension CacheCommand {
     }
 
     struct Clear: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove every entry.")
+        static let configuration = CommandConfiguration(
+            commandName: "clear", abstract: "Remove every entry.")
         @OptionGroup var cacheOptions: CacheOptions
 
         func run() async throws {

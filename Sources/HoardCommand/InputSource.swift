@@ -53,7 +53,9 @@ enum InputSource: Sendable, Hashable {
     var identifier: String {
         switch self {
         case .remote(let url): url.absoluteString
-        case .file(let path): URL(fileURLWithPath: path).absoluteString
+        // isDirectory: false, as inputs are files (folders are expanded first): without it, URL
+        // asks the file system.
+        case .file(let path): URL(fileURLWithPath: path, isDirectory: false).absoluteString
         }
     }
 

@@ -15,7 +15,8 @@ struct ThumbnailSettings: Sendable {
     let format: OutputFormat
     let quality: Int
     let filter: ThumbnailFilter
-    let outputDirectory: URL
+    /// The output folder, an absolute path.
+    let outputPath: String
 
     /// The cache key of a thumbnail: the source (for a local file, also its size and modification
     /// time, so an edited file is thumbnailed again) and every setting that changes the output.

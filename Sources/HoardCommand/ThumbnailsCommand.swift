@@ -92,7 +92,7 @@ struct ThumbnailsCommand: AsyncParsableCommand {
         let hoard = try cacheOptions.openHoard()
         let cores = ProcessInfo.processInfo.activeProcessorCount
         let settings = ThumbnailSettings(
-            size: size, format: format, quality: quality, filter: filter, outputDirectory: outputDirectory)
+            size: size, format: format, quality: quality, filter: filter, outputPath: outputDirectory.path)
         let downloader = Downloader(
             timeout: timeout, maximumBytes: maxDownloadBytes, maximumRedirects: maxRedirects)
         let batch = ThumbnailBatch(
