@@ -48,6 +48,34 @@ struct TornFileTests {
         try intact.write(to: URL(fileURLWithPath: path))
         #expect(try fixture.cache.data(forKey: key) == value)
     }
+
+    /// Payloads are read and checked in pieces of `DiskCache.payloadReadPiece` bytes: cuts inside
+    /// the first, at and around a piece boundary, and inside the last are misses too, and a flipped
+    /// byte in a later piece is caught.
+    @Test("a value of several read pieces cut or damaged in any piece is a miss")
+    func cutsAcrossReadPieces() throws {
+        let fixture = try DiskCacheFixture()
+        defer { fixture.remove() }
+        let piece = DiskCache.payloadReadPiece
+        let key = "torn/pieces"
+        let value = StressValue.make(key: key, version: 3, byteCount: 2 * piece + 1_000)
+        try fixture.cache.store(value, forKey: key)
+        let path = try fixture.entryPath(key)
+        let intact = try Data(contentsOf: URL(fileURLWithPath: path))
+        let payloadStart = intact.count - value.count
+        let cuts = [payloadStart + 10, payloadStart + piece - 1, payloadStart + piece, payloadStart + piece + 1,
+                    payloadStart + 2 * piece, intact.count - 1]
+        for length in cuts {
+            try intact.prefix(length).write(to: URL(fileURLWithPath: path))
+            #expect(try fixture.cache.data(forKey: key) == nil, "cut at \(length) of \(intact.count)")
+        }
+        var flipped = intact
+        flipped[payloadStart + 2 * piece + 500] ^= 0x01
+        try flipped.write(to: URL(fileURLWithPath: path))
+        #expect(try fixture.cache.data(forKey: key) == nil, "a flipped byte in the last piece")
+        try intact.write(to: URL(fileURLWithPath: path))
+        #expect(try fixture.cache.data(forKey: key) == value)
+    }
 }
 
 @Suite("Torture: memory pressure")
