@@ -35,13 +35,15 @@ struct DiskCacheProcessTests {
         var figures = KillFigures()
         for round in 1...UInt64(Torture.kills) {
             let (process, output) = try StressChild.start(["write-loop", path, "\(round)", "\(keys.count)"])
-            // Wait for the child to be ready, then let it write for a random while.
-            let first = await Task.detached { output.fileHandleForReading.availableData }.value
-            try await Task.sleep(for: .milliseconds(Int.random(in: 0...150)))
+            // Wait for the child to be ready, then let it write for a random while. Blocking waits on
+            // purpose: a `Task.sleep` wakes up only when Swift Testing's worker threads are free,
+            // which under a sanitizer, with other tests busy, let the child write for seconds.
+            let first = output.fileHandleForReading.availableData
+            usleep(UInt32.random(in: 0...150_000))
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL)
-            let rest = await Task.detached { output.fileHandleForReading.readDataToEndOfFile() }.value
+            let rest = output.fileHandleForReading.readDataToEndOfFile()
             // "ready", then "KEY LENGTH" for each value the child finished storing.
             let stored = String(decoding: first + rest, as: UTF8.self).split(separator: "\n").dropFirst()
                 .map { $0.split(separator: " ") }
