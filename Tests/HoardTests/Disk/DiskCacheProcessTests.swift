@@ -35,10 +35,17 @@ struct DiskCacheProcessTests {
         var figures = KillFigures()
         for round in 1...UInt64(Torture.kills) {
             let (process, output) = try StressChild.start(["write-loop", path, "\(round)", "\(keys.count)"])
-            // Wait for the child to be ready, then let it write for a random while. Blocking waits on
+            // Wait until the child has stored its first value (it prints "ready", then a line per
+            // value stored), so that it is writing, not still starting up or making its first value
+            // (slow under ThreadSanitizer); then let it write for a random while. Blocking waits on
             // purpose: a `Task.sleep` wakes up only when Swift Testing's worker threads are free,
             // which under a sanitizer, with other tests busy, let the child write for seconds.
-            let first = output.fileHandleForReading.availableData
+            var first = Data()
+            while first.lazy.filter({ $0 == UInt8(ascii: "\n") }).count < 2 {
+                let chunk = output.fileHandleForReading.availableData
+                if chunk.isEmpty { break }  // the child exited; the checks below say how
+                first.append(chunk)
+            }
             usleep(UInt32.random(in: 0...150_000))
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()

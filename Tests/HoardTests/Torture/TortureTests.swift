@@ -5,23 +5,15 @@ import Testing
 @testable import Hoard
 
 /// How hard the torture tests push: a short pass in `scripts/test` and CI, a long one with
-/// `HOARD_TORTURE=long` (see `scripts/torture`), and with `HOARD_TORTURE=sanitizer` (what
-/// `scripts/sanitize` sets) the short pass with fewer kills: a child process under ThreadSanitizer
-/// starts and writes several times slower, and the sanitizer needs the code paths, not the count.
+/// `HOARD_TORTURE=long` (see `scripts/torture`).
 enum Torture {
-    static let mode = ProcessInfo.processInfo.environment["HOARD_TORTURE"] ?? "short"
-    static let isLong = mode == "long"
+    static let isLong = ProcessInfo.processInfo.environment["HOARD_TORTURE"] == "long"
     /// Operations per task of the memory-pressure workload.
     static let pressureOperations = isLong ? 100_000 : 800
     /// Entry files whose every truncation is read back.
     static let tornValueSizes: [Int] = isLong ? [0, 1, 100, 5_000, 70_000] : [0, 100, 3_000]
     /// Times the SIGKILL test kills its writer.
-    static let kills =
-        switch mode {
-        case "long": 200
-        case "sanitizer": 16
-        default: 40
-        }
+    static let kills = isLong ? 200 : 40
     /// Seconds the multi-process workload runs.
     static let processSeconds: Double = isLong ? 60 : 10
 }
