@@ -73,8 +73,9 @@ struct MemoryCacheStorage<Key: Hashable, Value> {
             statistics.misses += 1
             return nil
         }
-        let entry = entries[slot]
-        if entry.hasExpired(now: now) {
+        // The entry's fields are read where they lie (`entries[slot].field`, inlined to one load
+        // each) rather than through a copy of the whole entry, which retained and released its key.
+        if entries[slot].hasExpired(now: now) {
             removeEntry(at: slot)
             statistics.expirations += 1
             statistics.misses += 1
@@ -82,7 +83,7 @@ struct MemoryCacheStorage<Key: Hashable, Value> {
         }
         statistics.hits += 1
         strategy.access(slot)
-        return entry.value
+        return entries[slot].value
     }
 
     /// Whether an unexpired entry exists for `key`, without counting a lookup or a use.
