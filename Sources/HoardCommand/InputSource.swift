@@ -60,10 +60,14 @@ enum InputSource: Sendable, Hashable {
     }
 
     /// A file name for the thumbnail that is stable across runs and unique per input: the input's
-    /// base name (made safe) and 16 hex digits of the SHA-256 of ``identifier``.
+    /// base name (made safe) and 16 hex digits of the SHA-256 of its `identifier`.
     ///
-    /// - Throws: ``RunFailure`` when the system's SHA-256 fails.
-    func outputName(extension fileExtension: String) throws(RunFailure) -> String {
+    /// - Parameters:
+    ///   - identifier: This input's ``identifier``, which the caller has already made for the
+    ///     cache key (it costs a `URL` for a file).
+    ///   - fileExtension: The thumbnail's format's extension.
+    /// - Throws: ``InputError/unnamable(_:)`` when the system's SHA-256 fails.
+    func outputName(identifier: String, extension fileExtension: String) throws(InputError) -> String {
         let base: String
         switch self {
         case .remote(let url): base = url.deletingPathExtension().lastPathComponent
@@ -76,10 +80,9 @@ enum InputSource: Sendable, Hashable {
                         || "-_.".unicodeScalars.contains(scalar))
                     ? Character(scalar) : "_"
             })
-        guard let hash = SHA256.hash(Array(identifier.utf8)) else {
-            throw RunFailure("cannot name the thumbnail of \(identifier): the system's SHA-256 failed")
+        guard let digest = SHA256.hexDigest(Array(identifier.utf8), byteCount: 8) else {
+            throw .unnamable(identifier)
         }
-        let digest = String(hash.prefix(8).flatMap(Self.hexDigits))
         return "\(safe.isEmpty || safe.hasPrefix(".") ? "image" : safe)-\(digest).\(fileExtension)"
     }
 
@@ -109,26 +112,22 @@ enum InputSource: Sendable, Hashable {
         guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return name }
         return String(name[..<dot])
     }
-
-    private static let hexAlphabet = Array("0123456789abcdef")
-
-    /// Two lowercase hex digits.
-    private static func hexDigits(_ byte: UInt8) -> [Character] {
-        [hexAlphabet[Int(byte >> 4)], hexAlphabet[Int(byte & 0x0f)]]
-    }
 }
 
-/// Why an input cannot be read at all.
+/// Why an input cannot be read at all, or its thumbnail cannot be named.
 enum InputError: Error, Sendable, CustomStringConvertible {
     case invalidURL(String)
     case unsupportedScheme(String)
     case noSuchFile(String)
+    /// The system's SHA-256 failed for this identifier, so no output name can be made.
+    case unnamable(String)
 
     var description: String {
         switch self {
         case .invalidURL(let text): "not a valid URL: \(text)"
         case .unsupportedScheme(let scheme): "unsupported URL scheme \"\(scheme)\" (use http, https, file or a path)"
         case .noSuchFile(let path): "no such file or folder: \(path)"
+        case .unnamable(let identifier): "cannot name the thumbnail of \(identifier): the system's SHA-256 failed"
         }
     }
 }

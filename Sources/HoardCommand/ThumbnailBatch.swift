@@ -44,10 +44,11 @@ struct ThumbnailBatch: Sendable {
         var result = InputResult(input: input)
         do {
             let source = try source.get()
-            let key = settings.thumbnailKey(for: source)
+            let identifier = source.identifier
+            let key = settings.thumbnailKey(for: source, identifier: identifier)
             if let cached = try await hoard.retrieve(Data.self, forKey: key) {
                 let fileExtension = ImageFormat(sniffing: cached)?.fileExtension ?? "bin"
-                result.output = try write(cached, name: source.outputName(extension: fileExtension))
+                result.output = try write(cached, name: source.outputName(identifier: identifier, extension: fileExtension))
                 result.status = .fromCache
                 return result
             }
@@ -63,7 +64,7 @@ struct ThumbnailBatch: Sendable {
                 try await hoard.store(original, forKey: ThumbnailSettings.originalKey(for: url))
             }
             try await hoard.store(data, forKey: key)
-            result.output = try write(data, name: source.outputName(extension: fileExtension))
+            result.output = try write(data, name: source.outputName(identifier: identifier, extension: fileExtension))
             result.status = .made
         } catch {
             result.status = .failed(Self.reason(error))

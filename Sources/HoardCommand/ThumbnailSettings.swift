@@ -20,8 +20,10 @@ struct ThumbnailSettings: Sendable {
 
     /// The cache key of a thumbnail: the source (for a local file, also its size and modification
     /// time, so an edited file is thumbnailed again) and every setting that changes the output.
-    func thumbnailKey(for source: InputSource) -> String {
-        "thumbnail/v1 \(source.identifier)\(Self.fingerprint(of: source)) size=\(size) format=\(format.rawValue) quality=\(quality) filter=\(filter.rawValue)"
+    ///
+    /// - Parameter identifier: The source's ``InputSource/identifier``, made once per input.
+    func thumbnailKey(for source: InputSource, identifier: String) -> String {
+        "thumbnail/v1 \(identifier)\(Self.fingerprint(of: source)) size=\(size) format=\(format.rawValue) quality=\(quality) filter=\(filter.rawValue)"
     }
 
     /// The cache key of a downloaded original.

@@ -233,15 +233,8 @@ extension DiskCache {
     /// - Throws: ``DiskCacheError/hashUnavailable(keyByteCount:)``.
     static func fileName(forKey key: String) throws(DiskCacheError) -> String {
         let bytes = Array(key.utf8)
-        guard let digest = SHA256.hash(bytes) else { throw .hashUnavailable(keyByteCount: bytes.count) }
-        let digits = Array("0123456789abcdef".utf8)
-        var hex: [UInt8] = []
-        hex.reserveCapacity(64)
-        for byte in digest {
-            hex.append(digits[Int(byte >> 4)])
-            hex.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: hex, as: UTF8.self)
+        guard let name = SHA256.hexDigest(bytes) else { throw .hashUnavailable(keyByteCount: bytes.count) }
+        return name
     }
 
     /// Whether `name` looks like an entry file name (64 lowercase hex digits).

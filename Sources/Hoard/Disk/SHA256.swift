@@ -21,4 +21,24 @@ package enum SHA256 {
         }
         return status == 0 ? digest : nil
     }
+
+    /// The first `byteCount` bytes of the digest of `bytes` as lowercase hex digits (two per
+    /// byte), or `nil` when the library fails.
+    ///
+    /// ```swift
+    /// SHA256.hexDigest(Array("abc".utf8), byteCount: 2)  // "ba78"
+    /// ```
+    ///
+    /// - Complexity: O(*n*) in the number of bytes.
+    package static func hexDigest(_ bytes: [UInt8], byteCount: Int = 32) -> String? {
+        guard let digest = hash(bytes) else { return nil }
+        let digits = Array("0123456789abcdef".utf8)
+        var hex: [UInt8] = []
+        hex.reserveCapacity(2 * byteCount)
+        for byte in digest.prefix(byteCount) {
+            hex.append(digits[Int(byte >> 4)])
+            hex.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: hex, as: UTF8.self)
+    }
 }
