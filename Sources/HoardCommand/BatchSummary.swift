@@ -62,7 +62,7 @@ struct BatchSummary: Sendable, Encodable {
     }
 
     private static func megabytes(_ bytes: Int) -> String {
-        String(format: "%.1f MB (%d bytes)", Double(bytes) / 1e6, bytes)
+        "\((Double(bytes) / 1e6).fixed(decimals: 1)) MB (\(bytes) bytes)"
     }
 
     /// The human summary (standard output, or standard error with `--json`), then the failures.
@@ -73,7 +73,7 @@ struct BatchSummary: Sendable, Encodable {
               from cache: \(fromCache)
               failed:     \(failed)
               downloaded: \(Self.megabytes(bytesDownloaded))
-              elapsed:    \(String(format: "%.2f s (%.1f images/s)", elapsed, imagesPerSecond))
+              elapsed:    \(elapsed.fixed(decimals: 2)) s (\(imagesPerSecond.fixed(decimals: 1)) images/s)
 
             """
         let failures = results.compactMap { result -> String? in

@@ -17,7 +17,7 @@ enum InputSource: Sendable, Hashable {
         arguments.flatMap { argument -> [(input: String, source: Result<InputSource, InputError>)] in
             do throws(InputError) {
                 let source = try InputSource(argument)
-                if case .file(let path) = source, isDirectory(path) {
+                if case .file(let path) = source, LocalFile.isDirectory(path) {
                     return imageFiles(in: path).map { ($0, .success(.file($0))) }
                 }
                 return [(argument, .success(source))]
@@ -45,7 +45,7 @@ enum InputSource: Sendable, Hashable {
             return
         }
         let url = URL(fileURLWithPath: argument).standardizedFileURL
-        guard FileManager.default.fileExists(atPath: url.path) else { throw .noSuchFile(url.path) }
+        guard LocalFile.exists(url.path) else { throw .noSuchFile(url.path) }
         self = .file(url.path)
     }
 
@@ -86,11 +86,6 @@ enum InputSource: Sendable, Hashable {
         return "\(safe.isEmpty || safe.hasPrefix(".") ? "image" : safe)-\(digest).\(fileExtension)"
     }
 
-    private static func isDirectory(_ path: String) -> Bool {
-        var isDirectory: ObjCBool = false
-        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
-    }
-
     /// The image files under `folder` (an absolute, standardised path), sorted. Paths are joined
     /// as strings: `URL` work per file was most of a warm run's cost on large folders.
     private static func imageFiles(in folder: String) -> [String] {
@@ -102,7 +97,7 @@ enum InputSource: Sendable, Hashable {
                 imageExtensions.contains(name[name.index(after: dot)...].lowercased())
             else { return nil }
             let path = prefix + relative
-            return isDirectory(path) ? nil : path
+            return LocalFile.isDirectory(path) ? nil : path
         }.sorted()
     }
 

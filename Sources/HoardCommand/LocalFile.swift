@@ -8,7 +8,7 @@ import Foundation
     import Darwin
 #endif
 
-/// Reads local files whole, with plain system calls.
+/// Reads local files whole, and asks what a path is, with plain system calls.
 ///
 /// `Data(contentsOf:)` costs more than the read itself for the small files of a warm run, and on
 /// Linux it leaks its 4 KiB buffer for a file whose size is 0 (found by LeakSanitizer in
@@ -53,6 +53,19 @@ enum LocalFile {
         }
         data.count = length
         return data
+    }
+
+    /// Whether something exists at `path` (a symbolic link counts as what it points to).
+    static func exists(_ path: String) -> Bool {
+        var status = stat()
+        return stat(path, &status) == 0
+    }
+
+    /// Whether `path` is a folder, or a symbolic link to one. One `stat` call: `FileManager`'s
+    /// first use in a process costs about 0.3 ms, a tenth of a cached rerun's work.
+    static func isDirectory(_ path: String) -> Bool {
+        var status = stat()
+        return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR
     }
 }
 

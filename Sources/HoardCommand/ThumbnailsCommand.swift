@@ -85,7 +85,9 @@ struct ThumbnailsCommand: AsyncParsableCommand {
         if let list { arguments += try InputList.read(list) }
         let outputDirectory = URL(fileURLWithPath: output, isDirectory: true)
         do {
-            try FileManager.default.createDirectory(at: outputDirectory, withIntermediateDirectories: true)
+            if !LocalFile.isDirectory(output) {
+                try FileManager.default.createDirectory(at: outputDirectory, withIntermediateDirectories: true)
+            }
         } catch {
             throw RunFailure("cannot create the output folder \(output): \(error.localizedDescription)")
         }

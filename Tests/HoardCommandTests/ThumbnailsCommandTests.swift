@@ -87,7 +87,13 @@ struct ThumbnailsCommandTests {
                 ] + list,
                 standardInput: list.contains("-") ? "\(base)/a.jpg\n" : nil)
             #expect(outcome.status == 0, "\(outcome.standardError)")
-            return try outcome.summary()
+            let summary = try outcome.summary()
+            // The human summary (standard error with --json) agrees with the JSON, in printf's format.
+            let bytes = try #require(summary["bytesDownloaded"] as? Int)
+            let megabytes = String(format: "%.1f", Double(bytes) / 1e6)
+            #expect(outcome.standardError.contains("downloaded: \(megabytes) MB (\(bytes) bytes)"))
+            #expect(outcome.standardError.contains(/elapsed: +[0-9]+\.[0-9]{2} s \([0-9]+\.[0-9] images\/s\)/))
+            return summary
         }
         let first = try await run(size: "100", list: ["--list", scratch.path("list.txt")])
         #expect(first["made"] as? Int == 4)
