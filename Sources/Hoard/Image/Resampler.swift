@@ -64,35 +64,28 @@ struct Resampler {
         let outHeight = vertical.outputSize
 
         // Pass 1: each input row, horizontally, into `intermediate` (inHeight x outWidth pixels).
+        // The loops index through pointers with wrapping arithmetic: checked `Int` arithmetic put
+        // an overflow branch beside every multiply-add (measured: 1.2 ms for a 320 x 200 source).
         var intermediate = [SIMD4<Float>](repeating: .zero, count: inHeight * outWidth)
         var inputRow = [SIMD4<Float>](repeating: .zero, count: inWidth)
+        var staging = [Float](repeating: 0, count: inWidth * channels + 3)
         source.pixels.withUnsafeBufferPointer { pixels in
             intermediate.withUnsafeMutableBufferPointer { middle in
                 inputRow.withUnsafeMutableBufferPointer { row in
-                    horizontal.withUnsafeTables { starts, counts, weights in
-                        for y in 0..<inHeight {
-                            Self.widen(pixels, row: y, width: inWidth, channels: channels, into: row)
-                            if premultiplied { Self.premultiply(row, alphaLane: channels - 1) }
-                            let outBase = y * outWidth
-                            for x in 0..<outWidth {
-                                let start = starts[x]
-                                let w = x * horizontal.stride
-                                let count = counts[x]
-                                // Four accumulators: each add waits on the previous one otherwise.
-                                var sums = (SIMD4<Float>.zero, SIMD4<Float>.zero, SIMD4<Float>.zero, SIMD4<Float>.zero)
-                                var k = 0
-                                while k + 3 < count {
-                                    sums.0 += weights[w + k] * row[start + k]
-                                    sums.1 += weights[w + k + 1] * row[start + k + 1]
-                                    sums.2 += weights[w + k + 2] * row[start + k + 2]
-                                    sums.3 += weights[w + k + 3] * row[start + k + 3]
-                                    k += 4
+                    staging.withUnsafeMutableBufferPointer { staging in
+                        horizontal.withUnsafeTables { starts, counts, weights in
+                            guard let rowBase = row.baseAddress, let weightBase = weights.baseAddress,
+                                var out = middle.baseAddress
+                            else { return }
+                            for y in 0..<inHeight {
+                                Self.widen(
+                                    pixels, row: y, width: inWidth, channels: channels, staging: staging, into: row)
+                                if premultiplied { Self.premultiply(row, alphaLane: channels - 1) }
+                                for x in 0..<outWidth {
+                                    out.pointee = Self.weightedSum(
+                                        weightBase + x &* horizontal.stride, rowBase + starts[x], count: counts[x])
+                                    out += 1
                                 }
-                                while k < count {
-                                    sums.0 += weights[w + k] * row[start + k]
-                                    k += 1
-                                }
-                                middle[outBase + x] = (sums.0 + sums.1) + (sums.2 + sums.3)
                             }
                         }
                     }
@@ -106,26 +99,28 @@ struct Resampler {
             intermediate.withUnsafeBufferPointer { middle in
                 accumulator.withUnsafeMutableBufferPointer { sum in
                     vertical.withUnsafeTables { starts, counts, weights in
+                        guard let middleBase = middle.baseAddress, let sumBase = sum.baseAddress else { return }
                         for y in 0..<outHeight {
-                            for x in 0..<outWidth { sum[x] = .zero }
+                            sumBase.update(repeating: .zero, count: outWidth)
                             let start = starts[y]
                             let count = counts[y]
-                            let w = y * vertical.stride
+                            let w = y &* vertical.stride
                             // Two rows per pass over the accumulator row: half the loads and stores.
                             var k = 0
-                            while k + 1 < count {
-                                let (first, second) = (weights[w + k], weights[w + k + 1])
-                                let (base, next) = ((start + k) * outWidth, (start + k + 1) * outWidth)
-                                for x in 0..<outWidth { sum[x] += first * middle[base + x] + second * middle[next + x] }
-                                k += 2
+                            while k &+ 1 < count {
+                                let (first, second) = (weights[w &+ k], weights[w &+ k &+ 1])
+                                let upper = middleBase + (start &+ k) &* outWidth
+                                let lower = upper + outWidth
+                                for x in 0..<outWidth { sumBase[x] += first * upper[x] + second * lower[x] }
+                                k &+= 2
                             }
                             if k < count {
-                                let weight = weights[w + k]
-                                let base = (start + k) * outWidth
-                                for x in 0..<outWidth { sum[x] += weight * middle[base + x] }
+                                let weight = weights[w &+ k]
+                                let row = middleBase + (start &+ k) &* outWidth
+                                for x in 0..<outWidth { sumBase[x] += weight * row[x] }
                             }
                             Self.narrow(
-                                sum, into: out, at: y * outWidth * channels, channels: channels,
+                                sum, into: out, at: y &* outWidth &* channels, channels: channels,
                                 premultiplied: premultiplied)
                         }
                     }
@@ -135,30 +130,46 @@ struct Resampler {
         }
     }
 
-    /// Row `row` of `pixels` as one `SIMD4<Float>` per pixel.
+    /// The sum of `count` pixels weighted by as many weights, with four accumulators (each add
+    /// would wait on the previous one otherwise).
+    @inline(__always)
+    private static func weightedSum(
+        _ weights: UnsafePointer<Float>, _ pixels: UnsafePointer<SIMD4<Float>>, count: Int
+    ) -> SIMD4<Float> {
+        var sums = (SIMD4<Float>.zero, SIMD4<Float>.zero, SIMD4<Float>.zero, SIMD4<Float>.zero)
+        var k = 0
+        while k &+ 3 < count {
+            sums.0 += weights[k] * pixels[k]
+            sums.1 += weights[k &+ 1] * pixels[k &+ 1]
+            sums.2 += weights[k &+ 2] * pixels[k &+ 2]
+            sums.3 += weights[k &+ 3] * pixels[k &+ 3]
+            k &+= 4
+        }
+        while k < count {
+            sums.0 += weights[k] * pixels[k]
+            k &+= 1
+        }
+        return (sums.0 + sums.1) + (sums.2 + sums.3)
+    }
+
+    /// Row `row` of `pixels` as one `SIMD4<Float>` per pixel, through `staging` (at least
+    /// `width * channels + 3` floats): the bytes are converted in one loop the compiler vectorises,
+    /// then each pixel is one unaligned four-float load with the lanes past its channels zeroed.
+    /// Building each vector from its bytes lane by lane took a sixth of a thumbnail's resize.
     private static func widen(
         _ pixels: UnsafeBufferPointer<UInt8>, row: Int, width: Int, channels: Int,
-        into destination: UnsafeMutableBufferPointer<SIMD4<Float>>
+        staging: UnsafeMutableBufferPointer<Float>, into destination: UnsafeMutableBufferPointer<SIMD4<Float>>
     ) {
-        let base = row * width * channels
-        switch channels {
-        case 4:
-            for x in 0..<width {
-                let i = base + x * 4
-                destination[x] = SIMD4(Float(pixels[i]), Float(pixels[i + 1]), Float(pixels[i + 2]), Float(pixels[i + 3]))
-            }
-        case 3:
-            for x in 0..<width {
-                let i = base + x * 3
-                destination[x] = SIMD4(Float(pixels[i]), Float(pixels[i + 1]), Float(pixels[i + 2]), 0)
-            }
-        case 2:
-            for x in 0..<width {
-                let i = base + x * 2
-                destination[x] = SIMD4(Float(pixels[i]), Float(pixels[i + 1]), 0, 0)
-            }
-        default:
-            for x in 0..<width { destination[x] = SIMD4(Float(pixels[base + x]), 0, 0, 0) }
+        guard let source = pixels.baseAddress, let floats = staging.baseAddress,
+            let target = destination.baseAddress
+        else { return }
+        let rowBytes = source + row &* width &* channels
+        for i in 0..<(width &* channels) { floats[i] = Float(rowBytes[i]) }
+        let keep = SIMD4<Float>(1, channels > 1 ? 1 : 0, channels > 2 ? 1 : 0, channels > 3 ? 1 : 0)
+        let raw = UnsafeRawPointer(floats)
+        for x in 0..<width {
+            let pixel = raw.loadUnaligned(fromByteOffset: x &* channels &* 4, as: SIMD4<Float>.self)
+            target[x] = pixel * keep
         }
     }
 
@@ -188,8 +199,13 @@ struct Resampler {
                 pixel *= alphaByte == 0 ? 0 : 255 / alpha
                 pixel[alphaLane] = Float(alphaByte)
             }
-            let rounded = (pixel + 0.5).clamped(lowerBound: .zero, upperBound: SIMD4(repeating: 255))
-            for c in 0..<channels { out[base + x * channels + c] = UInt8(rounded[c]) }
+            // Adding 2^23 to a float in 0...255 rounds it to the nearest integer (ties to even) and
+            // leaves that integer in the low mantissa bits: four conversions in one add, where
+            // `UInt8(Float)` checked and converted each lane on its own.
+            let clamped = pixel.clamped(lowerBound: .zero, upperBound: SIMD4(repeating: 255))
+            let bits = unsafeBitCast(clamped + SIMD4(repeating: 8_388_608), to: SIMD4<UInt32>.self)
+            let offset = base &+ x &* channels
+            for c in 0..<channels { out[offset &+ c] = UInt8(truncatingIfNeeded: bits[c]) }
         }
     }
 
