@@ -7,13 +7,14 @@ import Foundation
 //   HoardMeasure disk DIR [reps] [--sync]       DiskCache store/retrieve of 1 KiB x 10000, 64 KiB x 2000, 1 MiB x 200
 //                                               (as bench_diskcache.py), a fresh cache folder under DIR per rep;
 //                                               --sync: sync() and sleep 1 s before each rep, as bench_diskcache.py
+//   HoardMeasure resize JPG [--seconds S]         decode with DCT scaling, then resize to 256 px: us per call
 //   HoardMeasure peak JPG [--size 256] [--quality 85]
 //                                               resident-memory growth while making one thumbnail of JPG
 // Single thread throughout.
 
 let usage = """
     usage: HoardMeasure codec JPG [PNG] [--seconds S] | memory [reps] | disk DIR [reps] [--sync]
-                        | peak JPG [--size PIXELS] [--quality Q]
+                        | resize JPG [--seconds S] | peak JPG [--size PIXELS] [--quality Q]
 
     """
 
@@ -53,6 +54,8 @@ case "codec" where positional.count >= 2:
     try measureCodecs(
         jpegPath: positional[1], pngPath: positional.count > 2 ? positional[2] : nil,
         seconds: arguments.options["--seconds"].flatMap(Double.init) ?? 3)
+case "resize" where positional.count >= 2:
+    try measureResize(jpegPath: positional[1], seconds: arguments.options["--seconds"].flatMap(Double.init) ?? 2)
 case "memory":
     measureMemory(repetitions: arguments.integer(at: 1, default: 5))
 case "disk" where positional.count >= 2:
