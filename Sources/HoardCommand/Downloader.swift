@@ -1,8 +1,8 @@
 import AsyncHTTPClient
 import Foundation
+import Hoard
 import NIOCore
 import NIOHTTP1
-import Hoard
 
 /// Downloads with one shared AsyncHTTPClient (connections are reused), a time limit per request,
 /// a redirect limit, and a body size limit enforced while streaming (a larger body is cut off,

@@ -16,7 +16,8 @@ struct Progress: Sendable {
     func update(done: Int, total: Int, elapsed: Double) {
         let rate = elapsed > 0 ? Double(done) / elapsed : 0
         let remaining = rate > 0 ? Double(total - done) / rate : 0
-        let line = "\r\u{1B}[K[\(done)/\(total)] \(rate.fixed(decimals: 1)) images/s, ETA \(remaining.fixed(decimals: 0)) s"
+        let line =
+            "\r\u{1B}[K[\(done)/\(total)] \(rate.fixed(decimals: 1)) images/s, ETA \(remaining.fixed(decimals: 0)) s"
         FileHandle.standardError.write(Data(line.utf8))
     }
 

@@ -48,7 +48,8 @@ struct ThumbnailBatch: Sendable {
             let key = settings.thumbnailKey(for: source, identifier: identifier)
             if let cached = try await hoard.retrieve(Data.self, forKey: key) {
                 let fileExtension = ImageFormat(sniffing: cached)?.fileExtension ?? "bin"
-                result.output = try write(cached, name: source.outputName(identifier: identifier, extension: fileExtension))
+                result.output = try write(
+                    cached, name: source.outputName(identifier: identifier, extension: fileExtension))
                 result.status = .fromCache
                 return result
             }

@@ -51,7 +51,8 @@ struct ThumbnailsCommand: AsyncParsableCommand {
 
     @Option(
         name: .long,
-        help: "The resampling filter after decode-time downscaling: lanczos3 (the sharpest), catmull-rom (bicubic), bilinear or box."
+        help:
+            "The resampling filter after decode-time downscaling: lanczos3 (the sharpest), catmull-rom (bicubic), bilinear or box."
     )
     var filter: ThumbnailFilter = .lanczos3
 
