@@ -73,8 +73,8 @@ struct MemoryCacheStorage<Key: Hashable, Value> {
             statistics.misses += 1
             return nil
         }
-        // The entry's fields are read where they lie (`entries[slot].field`, inlined to one load
-        // each) rather than through a copy of the whole entry, which retained and released its key.
+        // The fields are read where they lie (`entries[slot].field`), not through a copy of the
+        // whole entry, which retained and released its key as well as the value returned.
         if entries[slot].hasExpired(now: now) {
             removeEntry(at: slot)
             statistics.expirations += 1
