@@ -92,7 +92,10 @@ struct ThumbnailsCommandTests {
             let bytes = try #require(summary["bytesDownloaded"] as? Int)
             let megabytes = String(format: "%.1f", Double(bytes) / 1e6)
             #expect(outcome.standardError.contains("downloaded: \(megabytes) MB (\(bytes) bytes)"))
-            #expect(outcome.standardError.contains(/elapsed: +[0-9]+\.[0-9]{2} s \([0-9]+\.[0-9] images\/s\)/))
+            let seconds = try #require(summary["elapsedSeconds"] as? Double)
+            let rate = try #require(summary["imagesPerSecond"] as? Double)
+            let elapsed = "elapsed:    \(String(format: "%.2f", seconds)) s (\(String(format: "%.1f", rate)) images/s)"
+            #expect(outcome.standardError.contains(elapsed), "\(outcome.standardError)")
             return summary
         }
         let first = try await run(size: "100", list: ["--list", scratch.path("list.txt")])
