@@ -1,3 +1,5 @@
+import Hoard
+
 extension Double {
     /// The value with `decimals` digits after the point, rounded half away from zero: what
     /// `String(format: "%.Nf")` prints, but for exact halves, without Foundation's formatter,
@@ -17,7 +19,6 @@ extension Double {
         let whole = String(units.magnitude / UInt(scale))
         let sign = units < 0 ? "-" : ""
         guard decimals > 0 else { return sign + whole }
-        let fraction = String(units.magnitude % UInt(scale))
-        return sign + whole + "." + String(repeating: "0", count: decimals - fraction.count) + fraction
+        return sign + whole + "." + String(units.magnitude % UInt(scale)).zeroPadded(toLength: decimals)
     }
 }

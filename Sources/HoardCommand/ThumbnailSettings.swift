@@ -51,8 +51,7 @@ struct ThumbnailSettings: Sendable {
         #else
             let modified = status.st_mtim
         #endif
-        let nanoseconds = String(modified.tv_nsec)
-        let padded = String(repeating: "0", count: max(0, 9 - nanoseconds.count)) + nanoseconds
+        let padded = String(modified.tv_nsec).zeroPadded(toLength: 9)
         return " bytes=\(status.st_size) modified=\(modified.tv_sec).\(padded)"
     }
 }

@@ -66,17 +66,12 @@ extension ImageError: CustomStringConvertible {
 
     private static func hex(_ bytes: [UInt8]) -> String {
         bytes.isEmpty
-            ? "nothing" : bytes.map { String($0, radix: 16, uppercase: true).leftPadded(to: 2) }.joined(separator: " ")
+            ? "nothing"
+            : bytes.map { String($0, radix: 16, uppercase: true).zeroPadded(toLength: 2) }.joined(separator: " ")
     }
 }
 
 extension ImageFormat {
     /// The name used in messages: `PNG` or `JPEG`.
     var name: String { rawValue.uppercased() }
-}
-
-extension String {
-    fileprivate func leftPadded(to length: Int) -> String {
-        count >= length ? self : String(repeating: "0", count: length - count) + self
-    }
 }
