@@ -70,6 +70,16 @@ struct ResizeTests {
         #expect(small.pixels[(9 * channels) + channels - 1] == 0)  // the right edge stays transparent
     }
 
+    @Test("Lanczos-3 weighs by sinc(x) sinc(x / 3) inside its support, 0 outside")
+    func lanczosWeights() {
+        func sinc(_ x: Double) -> Double { x == 0 ? 1 : sin(Double.pi * x) / (Double.pi * x) }
+        for step in -70...70 {
+            let x = Double(step) / 20  // -3.5 ... 3.5, integers included
+            let expected = abs(x) < 3 ? sinc(x) * sinc(x / 3) : 0
+            #expect(abs(Image.ResamplingFilter.lanczos3.weight(x) - expected) < 1e-12, "x = \(x)")
+        }
+    }
+
     @Test("lanczos and box agree on smooth content; all filters keep a gradient monotonic")
     func filtersOnGradient() throws {
         let width = 300, height = 20
