@@ -89,15 +89,9 @@ enum InputSource: Sendable, Hashable {
     /// The image files under `folder` (an absolute, standardised path), sorted. Paths are joined
     /// as strings: `URL` work per file was most of a warm run's cost on large folders.
     private static func imageFiles(in folder: String) -> [String] {
-        guard let relatives = try? FileManager.default.subpathsOfDirectory(atPath: folder) else { return [] }
-        let prefix = folder.hasSuffix("/") ? folder : folder + "/"
-        return relatives.compactMap { relative -> String? in
-            let name = relative.split(separator: "/").last ?? ""
-            guard let dot = name.lastIndex(of: "."),
-                imageExtensions.contains(name[name.index(after: dot)...].lowercased())
-            else { return nil }
-            let path = prefix + relative
-            return LocalFile.isDirectory(path) ? nil : path
+        LocalFile.files(under: folder) { name in
+            guard let dot = name.lastIndex(of: ".") else { return false }
+            return imageExtensions.contains(name[name.index(after: dot)...].lowercased())
         }.sorted()
     }
 

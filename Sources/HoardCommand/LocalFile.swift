@@ -67,6 +67,45 @@ enum LocalFile {
         var status = stat()
         return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR
     }
+
+    /// The paths of the files at any depth under `folder` whose names `include` accepts, unsorted.
+    ///
+    /// A symbolic link counts as what it points to, but a folder it points to is not entered (no
+    /// cycles). Folders that cannot be read are skipped. One `readdir` pass per folder, with a
+    /// `stat` only for links and for entries whose type the file system does not report:
+    /// `FileManager.subpathsOfDirectory`, which this replaced, cost 0.4 ms of a 60-file warm rerun.
+    static func files(under folder: String, where include: (Substring) -> Bool) -> [String] {
+        var found: [String] = []
+        var pending = [folder.hasSuffix("/") ? String(folder.dropLast()) : folder]
+        while let directory = pending.popLast() {
+            guard let stream = opendir(directory.isEmpty ? "/" : directory) else { continue }
+            defer { closedir(stream) }
+            while let entry = readdir(stream) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                    String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+                }
+                guard name != ".", name != ".." else { continue }
+                let path = directory + "/" + name
+                switch entry.pointee.d_type {
+                case UInt8(DT_DIR):
+                    pending.append(path)
+                case UInt8(DT_REG):
+                    if include(name[...]) { found.append(path) }
+                case UInt8(DT_UNKNOWN) where isRealDirectory(path):
+                    pending.append(path)
+                default:  // a link, a file of unreported type, or a special file
+                    if include(name[...]), !isDirectory(path) { found.append(path) }
+                }
+            }
+        }
+        return found
+    }
+
+    /// Whether `path` itself (not what a link points to) is a folder.
+    private static func isRealDirectory(_ path: String) -> Bool {
+        var status = stat()
+        return lstat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR
+    }
 }
 
 /// `read(2)` into `buffer`: outside ``LocalFile``, whose own `read` would shadow it.

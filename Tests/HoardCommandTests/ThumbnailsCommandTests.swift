@@ -216,6 +216,37 @@ struct ThumbnailsCommandTests {
         #expect(outcome.status == 64, "\(outcome.standardError)")
     }
 
+    @Test("a folder is searched at any depth for image files, in sorted order; links count as their targets")
+    func folderExpansion() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let root = scratch.path("in")
+        let files = FileManager.default
+        for folder in ["b/deeper", "a", "c.jpg"] {
+            try files.createDirectory(atPath: root + "/" + folder, withIntermediateDirectories: true)
+        }
+        for image in ["b/deeper/z.PNG", "b/w.png", "x.jpg"] {
+            try Self.png.write(to: URL(fileURLWithPath: root + "/" + image))
+        }
+        try Self.jpeg.write(to: URL(fileURLWithPath: root + "/a/y.jpeg"))
+        for other in ["notes.txt", "a/jpg", "c.jpg/inner.gif"] {
+            try Data("not an image".utf8).write(to: URL(fileURLWithPath: root + "/" + other))
+        }
+        try files.createSymbolicLink(atPath: root + "/link.png", withDestinationPath: root + "/b/w.png")
+        // A link to a folder is not entered (this one would loop), even with an image's name.
+        try files.createSymbolicLink(atPath: root + "/loop.jpg", withDestinationPath: root)
+        let outcome = try await HoardTool.run([
+            "thumbnails", root, "--size", "16", "--output", scratch.path("out"), "--cache", scratch.path("cache"),
+            "--json",
+        ])
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        let inputs = Self.results(try outcome.summary()).compactMap {
+            ($0["input"] as? String)?.components(separatedBy: "/in/").last
+        }
+        #expect(inputs == ["a/y.jpeg", "b/deeper/z.PNG", "b/w.png", "link.png", "x.jpg"], "\(inputs)")
+        #expect(try outcome.summary()["made"] as? Int == 5)
+    }
+
     @Test("output names are stable and collision-free; --format picks the encoder")
     func namesAndFormats() async throws {
         let scratch = try Scratch()
