@@ -20,7 +20,7 @@
 #endif
 
 static uint32_t hoard_crc_tables[8][256];
-static pthread_once_t hoard_crc_once = PTHREAD_ONCE_INIT;
+static pthread_once_t hoard_crc_once = PTHREAD_ONCE_INIT, hoard_crc_software_once = PTHREAD_ONCE_INIT;
 static int hoard_crc_hardware;
 
 static uint32_t hoard_crc_software(uint32_t crc, const uint8_t *bytes, size_t length) {
@@ -75,9 +75,15 @@ static void hoard_crc_make_shift(uint32_t table[4][256], size_t length) {
         hoard_gf2_multiply(square, power, power);
         memcpy(power, square, sizeof square);
     }
-    for (int byte = 0; byte < 4; byte++)
-        for (uint32_t value = 0; value < 256; value++)
-            table[byte][value] = hoard_gf2_times(result, value << (8 * byte));
+    // The map is linear, so each table entry is the sum of its bits' images: 8 matrix products
+    // per table instead of 256.
+    for (int byte = 0; byte < 4; byte++) {
+        table[byte][0] = 0;
+        for (uint32_t bit = 1; bit < 256; bit <<= 1) {
+            uint32_t image = hoard_gf2_times(result, bit << (8 * byte));
+            for (uint32_t lower = 0; lower < bit; lower++) table[byte][bit | lower] = image ^ table[byte][lower];
+        }
+    }
 }
 
 // The CRC instruction takes 3 cycles but can start one every cycle, so the hardware path runs three
@@ -142,7 +148,8 @@ HOARD_CRC_TARGET static uint32_t hoard_crc_hardware_update(uint32_t crc, const u
 }
 #endif
 
-static void hoard_crc_initialize(void) {
+// The slicing tables, built only when the table path runs (no CRC instruction, or the tests).
+static void hoard_crc_initialize_software(void) {
     for (uint32_t byte = 0; byte < 256; byte++) {
         uint32_t crc = byte;
         for (int bit = 0; bit < 8; bit++) crc = (crc & 1) ? (crc >> 1) ^ 0x82F63B78u : crc >> 1;
@@ -155,6 +162,10 @@ static void hoard_crc_initialize(void) {
             hoard_crc_tables[slice][byte] = crc;
         }
     }
+}
+
+// Detects the CRC instruction and builds the hardware path's shift tables.
+static void hoard_crc_initialize(void) {
 #if defined(HOARD_CRC_X86)
     hoard_crc_hardware = __builtin_cpu_supports("sse4.2");
 #elif defined(HOARD_CRC_ARM) && defined(__APPLE__)
@@ -163,8 +174,10 @@ static void hoard_crc_initialize(void) {
     hoard_crc_hardware = (getauxval(AT_HWCAP) & HWCAP_CRC32) != 0;
 #endif
 #if defined(HOARD_CRC_X86) || defined(HOARD_CRC_ARM)
-    hoard_crc_make_shift(hoard_crc_long_shift, HOARD_CRC_LONG);
-    hoard_crc_make_shift(hoard_crc_short_shift, HOARD_CRC_SHORT);
+    if (hoard_crc_hardware) {
+        hoard_crc_make_shift(hoard_crc_long_shift, HOARD_CRC_LONG);
+        hoard_crc_make_shift(hoard_crc_short_shift, HOARD_CRC_SHORT);
+    }
 #endif
 }
 
@@ -174,12 +187,13 @@ uint32_t hoard_crc32c_update(uint32_t state, const void *bytes, size_t length) {
 #if defined(HOARD_CRC_X86) || defined(HOARD_CRC_ARM)
     if (hoard_crc_hardware) return hoard_crc_hardware_update(state, bytes, length);
 #endif
+    pthread_once(&hoard_crc_software_once, hoard_crc_initialize_software);
     return hoard_crc_software(state, bytes, length);
 }
 
 uint32_t hoard_crc32c_update_portable(uint32_t state, const void *bytes, size_t length) {
     if (bytes == NULL || length == 0) return state;
-    pthread_once(&hoard_crc_once, hoard_crc_initialize);
+    pthread_once(&hoard_crc_software_once, hoard_crc_initialize_software);
     return hoard_crc_software(state, bytes, length);
 }
 
