@@ -1,4 +1,5 @@
 import Foundation
+import Hoard
 
 #if canImport(Glibc)
     import Glibc
@@ -81,9 +82,7 @@ enum LocalFile {
             guard let stream = opendir(directory.isEmpty ? "/" : directory) else { continue }
             defer { closedir(stream) }
             while let entry = readdir(stream) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                    String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-                }
+                let name = entry.pointee.name
                 guard name != ".", name != ".." else { continue }
                 let path = directory + "/" + name
                 switch entry.pointee.d_type {
