@@ -74,7 +74,8 @@ enum LocalFile {
     /// A symbolic link counts as what it points to, but a folder it points to is not entered (no
     /// cycles). Folders that cannot be read are skipped. One `readdir` pass per folder, with a
     /// `stat` only for links and for entries whose type the file system does not report:
-    /// replacing `FileManager.subpathsOfDirectory` with this took 0.3-0.6 ms off a 60-file warm rerun.
+    /// replacing `FileManager.subpathsOfDirectory` with this took about 0.3 ms off a 60-file warm
+    /// rerun (medians of 200 runs, alternated with the build before).
     static func files(under folder: String, where include: (Substring) -> Bool) -> [String] {
         var found: [String] = []
         var pending = [folder.hasSuffix("/") ? String(folder.dropLast()) : folder]
