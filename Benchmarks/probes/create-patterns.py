@@ -23,37 +23,45 @@ def link_descriptor(descriptor, destination):
         raise OSError(ctypes.get_errno(), "linkat", destination)
 
 
-def temp_rename(folder, value, count):
-    os.mkdir(folder + "/tmp"); os.mkdir(folder + "/s")
+def timed(count, create_one):
+    """Seconds taken by create_one(0) ... create_one(count - 1)."""
     start = time.perf_counter()
     for i in range(count):
+        create_one(i)
+    return time.perf_counter() - start
+
+
+def temp_rename(folder, value, count):
+    os.mkdir(folder + "/tmp"); os.mkdir(folder + "/s")
+
+    def create_one(i):
         temporary = f"{folder}/tmp/{i}.tmp"
         descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
         os.pwrite(descriptor, value, 0)
         os.rename(temporary, f"{folder}/s/k{i}")
         os.close(descriptor)
-    return time.perf_counter() - start
+    return timed(count, create_one)
 
 
 def tmpfile_link(folder, value, count):
     os.mkdir(folder + "/s")
-    start = time.perf_counter()
-    for i in range(count):
+
+    def create_one(i):
         descriptor = os.open(folder + "/s", os.O_WRONLY | os.O_TMPFILE, 0o644)
         os.pwrite(descriptor, value, 0)
         link_descriptor(descriptor, f"{folder}/s/k{i}")
         os.close(descriptor)
-    return time.perf_counter() - start
+    return timed(count, create_one)
 
 
 def plain(folder, value, count):
     os.mkdir(folder + "/s")
-    start = time.perf_counter()
-    for i in range(count):
+
+    def create_one(i):
         descriptor = os.open(f"{folder}/s/k{i}", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
         os.pwrite(descriptor, value, 0)
         os.close(descriptor)
-    return time.perf_counter() - start
+    return timed(count, create_one)
 
 
 def main():
