@@ -25,12 +25,15 @@ struct Resampler {
         let scratchSize = ringSize &* rowLength &+ rowLength &+ 4 &+ outRowLength &+ 4
         return withUnsafeTemporaryAllocation(of: Float.self, capacity: scratchSize) { scratch in
             withUnsafeTemporaryAllocation(of: Int.self, capacity: ringSize) { ringRows in
-                scratch.initialize(repeating: 0)
                 ringRows.initialize(repeating: -1)
                 return [UInt8](unsafeUninitializedCapacity: outHeight &* outRowLength) { out, initialized in
                     guard let ring = scratch.baseAddress, let output = out.baseAddress else { return }
                     let column = ring + ringSize &* rowLength
                     let filtered = column + (rowLength &+ 4)
+                    // Every float is written before it is read except the column's spare ones, which
+                    // the last pixel's four-float load reads: zero those, not the whole ring (4.5 MB
+                    // for a 12 MP photo resized to 256 px, each row of it widened again before use).
+                    (column + rowLength).initialize(repeating: 0, count: 4)
                     source.pixels.withUnsafeBufferPointer { pixels in
                         vertical.withUnsafeTables { starts, counts, weights in
                             guard let pixels = pixels.baseAddress, let weights = weights.baseAddress else { return }
