@@ -8,6 +8,7 @@
 #ifndef CHOARD_CODECS_H
 #define CHOARD_CODECS_H
 
+#include <dirent.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -150,6 +151,14 @@ int hoard_sha256(const void *bytes, size_t length, uint8_t digest[32]);
 void hoard_tsan_acquire(void *lock);
 /// Tells ThreadSanitizer that the lock identified by `lock` is about to be released.
 void hoard_tsan_release(void *lock);
+
+/// The name of a `readdir(3)` record, read in place: `*length` is set to its length in bytes,
+/// bounded by the record (`d_reclen`, or `d_namlen` on Apple platforms), never by a copy of the
+/// whole `struct dirent`, which is longer than the record `readdir` returns for a short name.
+const char *hoard_dirent_name(const struct dirent *entry, size_t *length);
+
+/// The record's `d_type` (`DT_REG`, `DT_DIR`, `DT_LNK`, `DT_UNKNOWN`, ...), read in place.
+unsigned char hoard_dirent_type(const struct dirent *entry);
 
 #ifdef __cplusplus
 }

@@ -89,17 +89,21 @@ extension DiskCache {
     /// try cache.removeAll()
     /// ```
     ///
+    /// Only entry files are removed: a folder, a symbolic link or any other file found where an
+    /// entry could be is left alone.
+    ///
     /// - Throws: ``DiskCacheError/directoryUnavailable(path:call:errno:)`` when the folder cannot be
-    ///   listed; ``DiskCacheError/removeFailed(path:call:errno:)`` when a file cannot be removed.
+    ///   listed; ``DiskCacheError/removeFailed(path:call:errno:)`` when a file cannot be removed;
+    ///   ``DiskCacheError/foreignItem(path:reason:)`` when `tmp` is not the cache's own folder.
     /// - Complexity: O(m) for m entry files.
     public func removeAll() throws {
         let now = configuration.now()
-        for file in try scanEntryFiles() {
-            if case .failure(let error) = FileSystem.removeItem(file.path) {
+        for file in try scanEntryFiles() where file.status.kind == .regular {
+            if case .failure(let error) = FileSystem.removeFile(file.path) {
                 throw DiskCacheError.removeFailed(path: file.path, call: error.call, errno: error.errno)
             }
         }
-        removeAbandonedTemporaryFiles(now: now)
+        try removeAbandonedTemporaryFiles(now: now)
         state.withLock { state in
             state.approximateByteCount = 0
             state.lastScanDate = now

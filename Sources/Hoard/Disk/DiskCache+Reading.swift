@@ -150,7 +150,7 @@ extension DiskCache {
                 return
             }
         }
-        switch FileSystem.removeItem(path) {
+        switch FileSystem.removeFile(path) {
         case .success:
             noteRemoval(byteCount: status.map { $0.kind == .regular ? $0.byteCount : 0 } ?? 0)
             let message: Logger.Message =

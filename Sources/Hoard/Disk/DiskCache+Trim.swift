@@ -105,34 +105,45 @@ extension DiskCache {
     ///
     /// - Throws: ``DiskCacheError/directoryUnavailable(path:call:errno:)`` when the root cannot be listed.
     func scanEntryFiles() throws -> [ScannedFile] {
-        let shardNames: [String]
-        switch FileSystem.contentsOfDirectory(rootPath) {
-        case .success(let names): shardNames = names.filter(Self.isShardName)
-        case .failure(let error) where error.errno == ENOENT: return []
-        case .failure(let error):
+        let root: DirectoryStream
+        do {
+            root = try DirectoryStream(path: rootPath)
+        } catch where error.errno == ENOENT {
+            return []
+        } catch {
             throw DiskCacheError.directoryUnavailable(path: rootPath, call: error.call, errno: error.errno)
         }
         var files: [ScannedFile] = []
-        for shardName in shardNames {
-            let shardPath = rootPath + "/" + shardName
-            guard case .success(let names) = FileSystem.contentsOfDirectory(shardPath) else { continue }
-            for name in names where Self.isEntryFileName(name) {
-                let path = shardPath + "/" + name
+        while let shard = root.next() {
+            guard Self.isShardName(shard.name) else { continue }
+            let shardPath = rootPath + "/" + shard.name
+            // Only real folders: a shard that is a symbolic link leads somewhere the cache did not make.
+            guard shard.kind == .directory || shard.kind == .unknown && Self.isRealDirectory(shardPath),
+                let stream = try? DirectoryStream(path: shardPath)
+            else { continue }
+            while let entry = stream.next() {
+                guard Self.isEntryFileName(entry.name) else { continue }
+                let path = shardPath + "/" + entry.name
                 if case .success(let status) = FileSystem.linkStatus(path) {
-                    files.append(ScannedFile(path: path, fileName: name, status: status))
+                    files.append(ScannedFile(path: path, fileName: entry.name, status: status))
                 }
             }
         }
         return files
     }
 
+    /// Whether `path` itself, not what a link there points to, is a folder.
+    private static func isRealDirectory(_ path: String) -> Bool {
+        if case .success(let status) = FileSystem.linkStatus(path) { status.kind == .directory } else { false }
+    }
+
     /// Removes `file` if it is unchanged since it was scanned; returns whether it is gone.
     func removeScannedFile(_ file: ScannedFile) -> Bool {
         guard case .success(let current) = FileSystem.linkStatus(file.path) else { return true }
-        guard current.isSameFile(as: file.status), current.modificationDate == file.status.modificationDate else {
+        guard current.kind == .regular, current.isSameFile(as: file.status), current.modificationDate == file.status.modificationDate else {
             return false  // replaced or used since the scan: keep it
         }
-        switch FileSystem.removeItem(file.path) {
+        switch FileSystem.removeFile(file.path) {
         case .success:
             return true
         case .failure(let error):
@@ -141,60 +152,6 @@ extension DiskCache {
                 metadata: ["path": .string(file.path), "call": .string(error.call), "errno": "\(error.errno)"])
             return false
         }
-    }
-
-    /// Removes temporary files that no live writer holds; returns how many.
-    ///
-    /// A writer holds an `flock` on its temporary file from creation to rename, and the kernel
-    /// releases it when the writer dies, so a file whose lock this can take is abandoned (or was
-    /// just renamed into place, in which case its temporary name is already gone).
-    @discardableResult
-    func removeAbandonedTemporaryFiles(now: Date) -> Int {
-        guard case .success(let names) = FileSystem.contentsOfDirectory(temporaryDirectoryPath) else { return 0 }
-        var removed = 0
-        for name in names {
-            let path = temporaryDirectoryPath + "/" + name
-            switch FileSystem.open(path, flags: FileSystem.readOnlyFlags) {
-            case .failure(let error) where error.errno == ELOOP || error.errno == EMLINK:
-                // A symbolic link: no writer of ours made it.
-                if case .success = FileSystem.unlink(path) { removed += 1 }
-            case .failure:
-                continue
-            case .success(let descriptor):
-                defer { FileSystem.close(descriptor) }  // after the unlink: nobody can lock it meanwhile
-                if isAbandonedTemporaryFile(descriptor, now: now), isStillNamed(path, descriptor),
-                    case .success = FileSystem.removeItem(path, missingIsSuccess: false)
-                {
-                    removed += 1
-                }
-            }
-        }
-        if removed > 0 {
-            configuration.logger.info(
-                "Removed abandoned disk cache temporary files",
-                metadata: ["count": "\(removed)", "path": .string(temporaryDirectoryPath)])
-        }
-        return removed
-    }
-
-    /// Whether no live writer holds the open temporary file: its lock is free or, where `flock`
-    /// is unsupported, it has not been written for ``Configuration/abandonedTemporaryFileAge``.
-    private func isAbandonedTemporaryFile(_ descriptor: Int32, now: Date) -> Bool {
-        switch FileSystem.tryLockExclusive(descriptor) {
-        case .success(let locked):
-            return locked
-        case .failure:
-            guard case .success(let status) = FileSystem.status(of: descriptor) else { return false }
-            return now.timeIntervalSince(status.modificationDate) >= configuration.abandonedTemporaryFileAge
-        }
-    }
-
-    /// Whether `path` still names the file open as `descriptor`.
-    private func isStillNamed(_ path: String, _ descriptor: Int32) -> Bool {
-        guard case .success(let open) = FileSystem.status(of: descriptor),
-            case .success(let named) = FileSystem.linkStatus(path)
-        else { return false }
-        return open.isSameFile(as: named)
     }
 
     // MARK: - Private
@@ -226,7 +183,7 @@ extension DiskCache {
                     "bytesBefore": "\(scannedTotal)", "bytesAfter": "\(total)",
                 ])
         }
-        removeAbandonedTemporaryFiles(now: now)
+        try removeAbandonedTemporaryFiles(now: now)
         state.withLock { state in
             // Keep what this process wrote while the scan ran.
             let writtenMeanwhile = state.approximateByteCount - countedBefore

@@ -51,11 +51,13 @@ extension DiskCache {
     private func writeOnce(
         header: inout Entry.Header, isChecksumKnown: inout Bool, payload: Data, location: Location, now: Date
     ) throws -> WriteOutcome? {
-        let (temporaryPath, descriptor) = try createTemporaryFile()
+        let temporary = try createTemporaryFile()
+        let descriptor = temporary.descriptor
         var renamed = false
         defer {
-            if !renamed { _ = FileSystem.unlink(temporaryPath) }
+            if !renamed { _ = FileSystem.unlink(temporary.name, in: temporary.directory) }
             FileSystem.close(descriptor)  // after the rename: releases the lock
+            FileSystem.close(temporary.directory)
         }
         let headerByteCount = header.byteCount
         var checksum = CRC32C()
@@ -81,7 +83,7 @@ extension DiskCache {
             written = header.encoded().withUnsafeBytes { FileSystem.writeAll(descriptor, $0, at: 0) }
         }
         if case .failure(let error) = written {
-            throw DiskCacheError.writeFailed(path: temporaryPath, call: error.call, errno: error.errno)
+            throw DiskCacheError.writeFailed(path: temporary.path, call: error.call, errno: error.errno)
         }
         // The modification time is the recency mark; use the cache's clock for it.
         _ = FileSystem.setTimes(descriptor, to: now)
@@ -90,7 +92,7 @@ extension DiskCache {
         if case .success(let previous) = FileSystem.linkStatus(location.path), previous.kind == .regular {
             replacedByteCount = previous.byteCount
         }
-        var result = FileSystem.rename(temporaryPath, to: location.path)
+        var result = FileSystem.rename(temporary.name, in: temporary.directory, to: location.path)
         if case .failure(let error) = result, error.errno == ENOENT {
             guard case .success(let status) = FileSystem.status(of: descriptor), status.linkCount > 0 else {
                 renamed = true  // nothing left to unlink
@@ -101,7 +103,7 @@ extension DiskCache {
                 throw DiskCacheError.writeFailed(
                     path: mkdirError.path ?? location.shardPath, call: mkdirError.call, errno: mkdirError.errno)
             }
-            result = FileSystem.rename(temporaryPath, to: location.path)
+            result = FileSystem.rename(temporary.name, in: temporary.directory, to: location.path)
         }
         switch result {
         case .success:
@@ -109,37 +111,6 @@ extension DiskCache {
             return WriteOutcome(byteCount: headerByteCount + payload.count, replacedByteCount: replacedByteCount)
         case .failure(let error):
             throw DiskCacheError.writeFailed(path: location.path, call: error.call, errno: error.errno)
-        }
-    }
-
-    /// Creates and locks `<root>/tmp/<pid>-<random>.tmp`, creating the folder when missing.
-    private func createTemporaryFile() throws -> (path: String, descriptor: Int32) {
-        var createdFolder = false
-        while true {
-            let name = "\(FileSystem.processIdentifier)-\(String(UInt64.random(in: 0...UInt64.max), radix: 36)).tmp"
-            let path = temporaryDirectoryPath + "/" + name
-            switch FileSystem.open(path, flags: FileSystem.createExclusiveFlags, mode: 0o644) {
-            case .success(let descriptor):
-                // Where flock is unsupported, abandoned files are recognised by age instead.
-                _ = FileSystem.tryLockExclusive(descriptor)
-                // A trim may have taken the file between open and flock (Darwin's O_EXLOCK closes
-                // that window; Linux has no atomic equivalent): then start with a fresh name.
-                if case .success(let status) = FileSystem.status(of: descriptor), status.linkCount == 0 {
-                    FileSystem.close(descriptor)
-                    continue
-                }
-                return (path, descriptor)
-            case .failure(let error) where error.errno == EEXIST:
-                continue
-            case .failure(let error) where error.errno == ENOENT && !createdFolder:
-                createdFolder = true
-                if case .failure(let mkdirError) = FileSystem.makeDirectoryAndParents(temporaryDirectoryPath) {
-                    throw DiskCacheError.writeFailed(
-                        path: mkdirError.path ?? temporaryDirectoryPath, call: mkdirError.call, errno: mkdirError.errno)
-                }
-            case .failure(let error):
-                throw DiskCacheError.writeFailed(path: path, call: error.call, errno: error.errno)
-            }
         }
     }
 }

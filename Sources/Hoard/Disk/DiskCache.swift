@@ -10,6 +10,11 @@ import Logging
 /// the payload length and a CRC-32C of the payload; a file that does not verify is a miss, is
 /// removed, and is logged. Wrong bytes are never returned.
 ///
+/// **Ownership.** The cache deletes and overwrites only files it made: entry files (regular files
+/// with entry names in shard folders) and its own temporary files, through descriptors opened
+/// without following symbolic links. It never removes a folder, and refuses a folder it did not
+/// make (see ``init(directory:configuration:)``).
+///
 /// **Writes** go to a temporary file in `<directory>/tmp/`, are written in full, and are renamed
 /// over the entry with `rename(2)`, so a reader (in any process) sees the old entry, the new one or a
 /// miss, never a mix. Writes are not `fsync`ed: a cache may lose entries in a power cut, and a file
@@ -54,9 +59,14 @@ public final class DiskCache: Sendable {
     /// guards no state; it is taken before `state`, never while holding it.
     let trimLock = Lock(())
 
-    /// Opens the cache in `directory`, creating the folder (and its parents) when missing.
+    /// Opens the cache in `directory`, creating the folder (and its parents, mode 0700) when missing.
     ///
-    /// Entries already in the folder, written by this or another process, are used as they are.
+    /// Entries already in the folder, written by this or another process, are used as they are. A
+    /// folder becomes a cache only when it is new, empty or already a cache: a new cache is marked
+    /// with a ``markerFileName`` file holding its format version and a standard `CACHEDIR.TAG` (so
+    /// that backup tools skip it), and a folder that holds anything else is refused, so that a
+    /// mistyped path (`~`, `/`) cannot lose what is there. A folder other users may write is
+    /// accepted with a warning in the log: anyone who can write it can plant entries.
     ///
     /// ```swift
     /// let cache = try DiskCache(directory: caches.appending(path: "thumbnails"),
@@ -67,20 +77,19 @@ public final class DiskCache: Sendable {
     ///   - directory: A file URL of the cache's own folder; nothing else should live in it.
     ///   - configuration: Size limit, recency granularity, logger and clock.
     /// - Throws: ``DiskCacheError/directoryUnavailable(path:call:errno:)`` when the folder cannot
-    ///   be created.
-    /// - Complexity: O(1); the first write scans the folder.
+    ///   be created; ``DiskCacheError/notACache(path:)`` when it holds files and no marker;
+    ///   ``DiskCacheError/unsupportedFormat(path:marker:)`` when another version made it;
+    ///   ``DiskCacheError/notAFileURL(_:)``.
+    /// - Complexity: O(1) for a marked folder; O(n) in the entries of an unmarked one, which is
+    ///   listed once. The first write scans the folder.
     public init(directory: URL, configuration: Configuration = Configuration()) throws {
-        precondition(directory.isFileURL, "DiskCache needs a file URL, got \(directory)")
+        guard directory.isFileURL else { throw DiskCacheError.notAFileURL(directory.absoluteString) }
         self.directory = directory
         self.configuration = configuration
         let path = directory.standardizedFileURL.path(percentEncoded: false)
         rootPath = path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
         temporaryDirectoryPath = rootPath + "/tmp"
-        if case .success(let status) = FileSystem.status(ofPath: rootPath), status.kind == .directory { return }
-        if case .failure(let error) = FileSystem.makeDirectoryAndParents(rootPath) {
-            throw DiskCacheError.directoryUnavailable(
-                path: error.path ?? rootPath, call: error.call, errno: error.errno)
-        }
+        try Self.prepareFolder(rootPath, logger: configuration.logger)
     }
 
     /// Stores `data` under `key`, replacing any previous value.
@@ -196,10 +205,11 @@ public final class DiskCache: Sendable {
         let path = try location(forKey: key).path
         let byteCount: Int
         switch FileSystem.linkStatus(path) {
-        case .success(let status): byteCount = status.kind == .regular ? status.byteCount : 0
-        case .failure: return
+        case .success(let status) where status.kind == .regular: byteCount = status.byteCount
+        case .success(let status) where status.kind == .symbolicLink: byteCount = 0
+        case .success, .failure: return  // nothing, or a folder the cache did not make: not an entry
         }
-        if case .failure(let error) = FileSystem.removeItem(path) {
+        if case .failure(let error) = FileSystem.removeFile(path) {
             throw DiskCacheError.removeFailed(path: path, call: error.call, errno: error.errno)
         }
         noteRemoval(byteCount: byteCount)

@@ -38,29 +38,40 @@ public enum DiskCacheError: Error, Sendable, Hashable {
     /// failed, so the key has no file name: out of memory, or an OpenSSL configuration without
     /// SHA-256. Any operation given a key can throw it.
     case hashUnavailable(keyByteCount: Int)
+    /// The folder holds files and no Hoard marker: it is not a cache, and the cache refuses to use
+    /// it rather than risk deleting what is there. Use an empty or new folder.
+    case notACache(path: String)
+    /// Something in the cache folder where the cache keeps its own files (such as `tmp`) was not
+    /// made by the cache: a symbolic link, a file, another user's folder. It is neither written
+    /// into nor removed.
+    case foreignItem(path: String, reason: String)
+    /// The folder's marker names a cache format this version cannot read (a newer Hoard made it).
+    case unsupportedFormat(path: String, marker: String)
+    /// The cache's location is not a `file:` URL.
+    case notAFileURL(String)
 }
 
 extension DiskCacheError {
-    /// The `errno` of the failed call, or `nil` for ``keyTooLong(byteCount:maximum:)`` and
-    /// ``hashUnavailable(keyByteCount:)``.
+    /// The `errno` of the failed call, or `nil` for the cases that are not a failed call.
     public var errno: Int32? {
         switch self {
         case .directoryUnavailable(_, _, let code), .writeFailed(_, _, let code), .readFailed(_, _, let code),
             .removeFailed(_, _, let code):
             code
-        case .keyTooLong, .hashUnavailable:
+        case .keyTooLong, .hashUnavailable, .notACache, .foreignItem, .unsupportedFormat, .notAFileURL:
             nil
         }
     }
 
-    /// The file or folder involved, or `nil` for ``keyTooLong(byteCount:maximum:)`` and
-    /// ``hashUnavailable(keyByteCount:)``.
+    /// The file or folder involved, or `nil` for ``keyTooLong(byteCount:maximum:)``,
+    /// ``hashUnavailable(keyByteCount:)`` and ``notAFileURL(_:)``.
     public var path: String? {
         switch self {
         case .directoryUnavailable(let path, _, _), .writeFailed(let path, _, _), .readFailed(let path, _, _),
-            .removeFailed(let path, _, _):
+            .removeFailed(let path, _, _), .notACache(let path), .foreignItem(let path, _),
+            .unsupportedFormat(let path, _):
             path
-        case .keyTooLong, .hashUnavailable:
+        case .keyTooLong, .hashUnavailable, .notAFileURL:
             nil
         }
     }
@@ -82,6 +93,15 @@ extension DiskCacheError: CustomStringConvertible {
             "Disk cache key is \(count) bytes of UTF-8; the maximum is \(maximum)"
         case .hashUnavailable(let count):
             "Cannot name the disk cache entry of a \(count)-byte key: the system's SHA-256 failed"
+        case .notACache(let path):
+            "\(path) is not a Hoard cache and is not empty; refusing to use it (a cache folder must be new, empty, "
+                + "or made by Hoard, which marks it with \(DiskCache.markerFileName))"
+        case .foreignItem(let path, let reason):
+            "\(path) is \(reason), not something the cache made; refusing to write into it or remove from it"
+        case .unsupportedFormat(let path, let marker):
+            "\(path) holds a cache of a format this version of Hoard cannot use (its marker says \"\(marker)\")"
+        case .notAFileURL(let url):
+            "A disk cache needs a file URL, got \(url)"
         }
     }
 

@@ -18,6 +18,10 @@ struct FileStatus: Sendable, Hashable {
     var device: UInt64
     var inode: UInt64
     var linkCount: Int
+    /// The owner's user ID.
+    var owner: UInt32
+    /// The permission bits (`st_mode & 0o7777`).
+    var permissions: UInt32
 
     /// Whether both describe the same file (device and inode).
     func isSameFile(as other: FileStatus) -> Bool {
@@ -45,5 +49,7 @@ extension FileStatus {
         device = UInt64(truncatingIfNeeded: info.st_dev)
         inode = UInt64(truncatingIfNeeded: info.st_ino)
         linkCount = Int(info.st_nlink)
+        owner = UInt32(info.st_uid)
+        permissions = UInt32(info.st_mode) & 0o7777
     }
 }

@@ -105,9 +105,10 @@ enum FileSystem {
             ? .success(()) : .failure(SystemCallError(call: "unlink", errno: currentErrno()))
     }
 
-    /// `mkdir(2)`; an existing directory is success, an existing non-directory `ENOTDIR`.
+    /// `mkdir(2)` with mode 0700 (the XDG base-directory specification's mode for cache folders:
+    /// only the user may read or plant entries); an existing directory is success, an existing non-directory `ENOTDIR`.
     static func makeDirectory(_ path: String) -> Result<Void, SystemCallError> {
-        if path.withCString({ mkdir($0, 0o755) }) == 0 { return .success(()) }
+        if path.withCString({ mkdir($0, 0o700) }) == 0 { return .success(()) }
         var code = currentErrno()
         if code == EEXIST, case .success(let status) = status(ofPath: path) {
             if status.kind == .directory { return .success(()) }
@@ -173,40 +174,96 @@ enum FileSystem {
 
     /// `opendir(3)`/`readdir(3)`: the names in a directory, without `.` and `..`.
     static func contentsOfDirectory(_ path: String) -> Result<[String], SystemCallError> {
-        guard let directory = path.withCString({ opendir($0) }) else {
-            return .failure(SystemCallError(call: "opendir", errno: currentErrno()))
+        let stream: DirectoryStream
+        do {
+            stream = try DirectoryStream(path: path)
+        } catch {
+            return .failure(SystemCallError(call: error.call, errno: error.errno))
         }
-        defer { closedir(directory) }
         var names: [String] = []
-        while let entry = readdir(directory) {
-            let name = entry.pointee.name
-            if name != "." && name != ".." { names.append(name) }
-        }
+        while let entry = stream.next() { names.append(entry.name) }
         return .success(names)
     }
 
-    /// Removes a file, or a directory with everything in it; a missing item is success unless
-    /// `missingIsSuccess` is `false` (then it is `ENOENT`).
-    static func removeItem(_ path: String, missingIsSuccess: Bool = true) -> Result<Void, SystemCallError> {
+    /// Removes the file (or symbolic link, never what it points to) at `path` with `unlink(2)`; a
+    /// missing file is success unless `missingIsSuccess` is `false` (then it is `ENOENT`).
+    ///
+    /// Never removes a folder: the cache deletes only files it made, and a folder where an entry
+    /// should be is somebody else's (`unlink` fails with `EISDIR` or `EPERM`).
+    static func removeFile(_ path: String, missingIsSuccess: Bool = true) -> Result<Void, SystemCallError> {
         switch unlink(path) {
-        case .success:
+        case .failure(let error) where error.errno == ENOENT && missingIsSuccess:
             return .success(())
-        case .failure(let error) where error.errno == ENOENT:
-            return missingIsSuccess ? .success(()) : .failure(error)
-        case .failure(let error) where error.errno == EISDIR || error.errno == EPERM:
-            guard case .success(let status) = linkStatus(path), status.kind == .directory else {
-                return .failure(error)
-            }
-            do {
-                try FileManager.default.removeItem(atPath: path)
-                return .success(())
-            } catch {
-                return linkStatus(path).isFailure
-                    ? .success(()) : .failure(SystemCallError(call: "rmdir", errno: ENOTEMPTY))
-            }
-        case .failure(let error):
-            return .failure(error)
+        case let result:
+            return result
         }
+    }
+
+    /// `open(2)` of a folder with `O_DIRECTORY | O_NOFOLLOW`: fails with `ELOOP` (or `ENOTDIR`)
+    /// when `path` is a symbolic link, `ENOTDIR` when it is not a folder.
+    static func openDirectory(_ path: String) -> Result<Int32, SystemCallError> {
+        open(path, flags: O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+    }
+
+    /// `openat(2)`: opens `name` in the folder open as `directory`.
+    static func open(
+        _ name: String, in directory: Int32, flags: Int32, mode: UInt32 = 0o600
+    ) -> Result<Int32, SystemCallError> {
+        while true {
+            let descriptor = name.withCString { openat(directory, $0, flags, mode_t(mode)) }
+            if descriptor >= 0 { return .success(descriptor) }
+            let code = currentErrno()
+            if code != EINTR { return .failure(SystemCallError(call: "openat", errno: code)) }
+        }
+    }
+
+    /// `fstatat(2)` with `AT_SYMLINK_NOFOLLOW`: `name` in the folder open as `directory`, itself.
+    static func linkStatus(_ name: String, in directory: Int32) -> Result<FileStatus, SystemCallError> {
+        var info = stat()
+        guard name.withCString({ fstatat(directory, $0, &info, AT_SYMLINK_NOFOLLOW) }) == 0 else {
+            return .failure(SystemCallError(call: "fstatat", errno: currentErrno()))
+        }
+        return .success(FileStatus(info))
+    }
+
+    /// `unlinkat(2)` of the file `name` in the folder open as `directory` (never a folder).
+    static func unlink(_ name: String, in directory: Int32) -> Result<Void, SystemCallError> {
+        name.withCString { unlinkat(directory, $0, 0) } == 0
+            ? .success(()) : .failure(SystemCallError(call: "unlinkat", errno: currentErrno()))
+    }
+
+    /// `renameat(2)`: moves `name` out of the folder open as `directory` to the path `destination`.
+    static func rename(_ name: String, in directory: Int32, to destination: String) -> Result<Void, SystemCallError> {
+        let result = name.withCString { from in destination.withCString { to in renameat(directory, from, AT_FDCWD, to) } }
+        return result == 0 ? .success(()) : .failure(SystemCallError(call: "renameat", errno: currentErrno()))
+    }
+
+    /// `dup(2)`.
+    static func duplicate(_ descriptor: Int32) -> Result<Int32, SystemCallError> {
+        let copy = dup(descriptor)
+        return copy >= 0 ? .success(copy) : .failure(SystemCallError(call: "dup", errno: currentErrno()))
+    }
+
+    /// Makes `path` hold `bytes`, atomically: they are written to `<path>.<pid>-<random>.tmp`
+    /// (created exclusively, never through a symbolic link), which is then renamed over `path`, so a
+    /// reader sees the old file or the new one. No `fsync`.
+    ///
+    /// - Returns: The failed call, with the path it was made on.
+    static func writeAtomically(_ bytes: [UInt8], to path: String, mode: UInt32 = 0o644) -> Result<Void, SystemCallError> {
+        let temporaryPath = path + ".\(processIdentifier)-\(String(UInt64.random(in: 0...UInt64.max), radix: 36)).tmp"
+        let descriptor: Int32
+        switch open(temporaryPath, flags: createExclusiveFlags, mode: mode) {
+        case .success(let opened): descriptor = opened
+        case .failure(let error): return .failure(SystemCallError(call: error.call, errno: error.errno, path: temporaryPath))
+        }
+        let written = bytes.withUnsafeBytes { writeAll(descriptor, $0, at: 0) }
+        close(descriptor)
+        let result = written.flatMap { rename(temporaryPath, to: path) }
+        if case .failure(let error) = result {
+            _ = unlink(temporaryPath)
+            return .failure(SystemCallError(call: error.call, errno: error.errno, path: path))
+        }
+        return .success(())
     }
 
     /// The process identifier, for temporary file names.
@@ -214,12 +271,6 @@ enum FileSystem {
 }
 
 // MARK: - Private
-
-extension Result {
-    fileprivate var isFailure: Bool {
-        if case .failure = self { true } else { false }
-    }
-}
 
 /// The calling thread's `errno`.
 private func currentErrno() -> Int32 {

@@ -84,20 +84,9 @@ final class ExpirationMark: Sendable {
             return mark
         }
         guard let path else { return mark }
-        let temporaryPath = path + ".\(FileSystem.processIdentifier)-\(UInt64.random(in: 0...UInt64.max)).tmp"
-        let descriptor: Int32
-        switch FileSystem.open(temporaryPath, flags: FileSystem.createExclusiveFlags) {
-        case .success(let opened): descriptor = opened
-        case .failure(let error):
-            throw .disk(.writeFailed(path: temporaryPath, call: error.call, errno: error.errno))
-        }
         let text = "\(mark.timeIntervalSinceReferenceDate)\n"
-        let written = Array(text.utf8).withUnsafeBytes { FileSystem.writeAll(descriptor, $0, at: 0) }
-        FileSystem.close(descriptor)
-        let renamed = written.flatMap { FileSystem.rename(temporaryPath, to: path) }
-        if case .failure(let error) = renamed {
-            _ = FileSystem.unlink(temporaryPath)
-            throw .disk(.writeFailed(path: path, call: error.call, errno: error.errno))
+        if case .failure(let error) = FileSystem.writeAtomically(Array(text.utf8), to: path) {
+            throw .disk(.writeFailed(path: error.path ?? path, call: error.call, errno: error.errno))
         }
         return mark
     }

@@ -228,7 +228,7 @@ struct HoardRulesTests {
         } else {
             #expect(statistics.hits + statistics.misses + statistics.stores == 0 && statistics.fetches == 10)
         }
-        #expect(regularFiles(under: fixture.folder.cacheURL).isEmpty != cachingEnabled)
+        #expect(cacheFiles(under: fixture.folder.cacheURL).isEmpty != cachingEnabled)
     }
 
     // MARK: - Helpers

@@ -1,5 +1,7 @@
 import Foundation
 
+@testable import Hoard
+
 /// A uniquely named folder under the system's temporary directory, for one test.
 ///
 /// ```swift
@@ -39,4 +41,10 @@ func regularFiles(under root: URL) -> [String] {
         }
     }
     return files
+}
+
+/// The files a cache keeps under `root`, relative paths: every regular file but the folder's
+/// marker files (`.hoard-cache` and `CACHEDIR.TAG`).
+func cacheFiles(under root: URL) -> [String] {
+    regularFiles(under: root).filter { $0 != DiskCache.markerFileName && $0 != DiskCache.cacheDirectoryTagFileName }
 }

@@ -38,8 +38,8 @@ struct DiskCacheFixture {
         try cache.location(forKey: key).path
     }
 
-    /// Files under the cache folder, relative paths.
-    var files: [String] { regularFiles(under: folder.cacheURL) }
+    /// Files under the cache folder, relative paths, without the folder's marker files.
+    var files: [String] { cacheFiles(under: folder.cacheURL) }
 
     /// Temporary files left in the cache's `tmp` folder.
     var temporaryFiles: [String] {

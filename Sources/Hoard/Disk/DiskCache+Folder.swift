@@ -1,0 +1,123 @@
+import Logging
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+extension DiskCache {
+    /// The file that marks a folder as a Hoard cache, holding the format version: `.hoard-cache`.
+    ///
+    /// A folder becomes a cache only when it is new, empty, or already marked: a folder that holds
+    /// anything else is refused with ``DiskCacheError/notACache(path:)``, so that pointing a cache
+    /// at `~` or `/` cannot delete what is there.
+    public static let markerFileName = ".hoard-cache"
+
+    /// The standard cache directory tag (<https://bford.info/cachedir/>): backup tools skip the folder.
+    static let cacheDirectoryTagFileName = "CACHEDIR.TAG"
+
+    /// The on-disk format this version reads and writes.
+    static let formatVersion = 1
+
+    private static let markerHeading = "Hoard cache"
+
+    private static var markerContents: String {
+        "\(markerHeading)\nformat \(formatVersion)\n"
+    }
+
+    private static let cacheDirectoryTag = """
+        Signature: 8a477f597d28d172789f06886806bc55
+        # This file is a cache directory tag created by Hoard.
+        # For information about cache directory tags, see https://bford.info/cachedir/
+
+        """
+
+    /// Makes sure `rootPath` is a Hoard cache folder: creates it (and missing parents) with mode
+    /// 0700 when it does not exist, marks it when it is empty (or holds only what an older Hoard
+    /// left, before folders were marked), and refuses any other folder. Warns when users other
+    /// than the owner may write the folder (anyone who can write it can plant entries).
+    ///
+    /// - Throws: ``DiskCacheError/notACache(path:)``, ``DiskCacheError/unsupportedFormat(path:marker:)``,
+    ///   ``DiskCacheError/foreignItem(path:reason:)`` or
+    ///   ``DiskCacheError/directoryUnavailable(path:call:errno:)``.
+    static func prepareFolder(_ rootPath: String, logger: Logger) throws(DiskCacheError) {
+        switch FileSystem.status(ofPath: rootPath) {
+        case .success(let status) where status.kind == .directory:
+            if status.permissions & 0o022 != 0 {
+                logger.warning(
+                    "Disk cache folder is writable by other users: anyone who can write it can plant entries",
+                    metadata: ["path": .string(rootPath), "mode": .string(String(status.permissions, radix: 8))])
+            }
+        case .success:
+            throw .directoryUnavailable(path: rootPath, call: "stat", errno: ENOTDIR)
+        case .failure(let error) where error.errno == ENOENT || error.errno == ENOTDIR:
+            // Missing, or a file is in the way (making the folders says which).
+            if case .failure(let error) = FileSystem.makeDirectoryAndParents(rootPath) {
+                throw .directoryUnavailable(path: error.path ?? rootPath, call: error.call, errno: error.errno)
+            }
+        case .failure(let error):
+            throw .directoryUnavailable(path: rootPath, call: error.call, errno: error.errno)
+        }
+        if try readMarker(in: rootPath) { return }
+        let names: [String]
+        switch FileSystem.contentsOfDirectory(rootPath) {
+        case .success(let listed): names = listed
+        case .failure(let error):
+            throw .directoryUnavailable(path: rootPath, call: error.call, errno: error.errno)
+        }
+        // Empty, or only what Hoard itself makes (an unmarked cache from before markers, or another
+        // process marking the folder right now); a lone `tmp` could be anybody's.
+        guard names.allSatisfy(isOwnName), names.isEmpty || names.contains(where: { $0 != "tmp" }) else {
+            throw .notACache(path: rootPath)
+        }
+        for (name, contents) in [(cacheDirectoryTagFileName, cacheDirectoryTag), (markerFileName, markerContents)] {
+            if case .failure(let error) = FileSystem.writeAtomically(Array(contents.utf8), to: rootPath + "/" + name) {
+                throw .directoryUnavailable(path: error.path ?? rootPath, call: error.call, errno: error.errno)
+            }
+        }
+    }
+
+    // MARK: - Private
+
+    /// Whether the folder holds a marker of this format (`true`) or none (`false`).
+    ///
+    /// - Throws: ``DiskCacheError/unsupportedFormat(path:marker:)`` for another version's marker;
+    ///   ``DiskCacheError/foreignItem(path:reason:)`` when the marker is not a small regular file
+    ///   holding a marker.
+    private static func readMarker(in rootPath: String) throws(DiskCacheError) -> Bool {
+        let path = rootPath + "/" + markerFileName
+        let descriptor: Int32
+        switch FileSystem.open(path, flags: FileSystem.readOnlyFlags) {
+        case .success(let opened): descriptor = opened
+        case .failure(let error) where error.errno == ENOENT: return false
+        case .failure(let error) where error.errno == ELOOP || error.errno == EMLINK:
+            throw .foreignItem(path: path, reason: "a symbolic link")
+        case .failure(let error): throw .directoryUnavailable(path: path, call: error.call, errno: error.errno)
+        }
+        defer { FileSystem.close(descriptor) }
+        var buffer = [UInt8](repeating: 0, count: 256)
+        guard case .success(let status) = FileSystem.status(of: descriptor), status.kind == .regular,
+            case .success(let count) = buffer.withUnsafeMutableBytes({ FileSystem.readFully(descriptor, into: $0, at: 0) }),
+            count < buffer.count
+        else { throw .foreignItem(path: path, reason: "not a Hoard marker file") }
+        let text = String(decoding: buffer[..<count], as: UTF8.self)
+        guard text == markerContents else {
+            guard text.hasPrefix(markerHeading + "\n") else {
+                throw .foreignItem(path: path, reason: "not a Hoard marker file")
+            }
+            throw .unsupportedFormat(path: rootPath, marker: text.split(separator: "\n").joined(separator: ", "))
+        }
+        return true
+    }
+
+    /// Whether `name` is one Hoard gives the things it keeps in a cache folder.
+    private static func isOwnName(_ name: String) -> Bool {
+        let ownNames = [markerFileName, cacheDirectoryTagFileName, ExpirationMark.fileName]
+        if name == "tmp" || isShardName(name) || ownNames.contains(name) { return true }
+        // What `FileSystem.writeAtomically` writes on the way to one of those.
+        return name.hasSuffix(".tmp") && ownNames.contains { name.hasPrefix($0 + ".") }
+    }
+}
