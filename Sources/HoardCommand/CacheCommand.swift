@@ -37,11 +37,20 @@ extension CacheCommand {
         func run() throws {
             let now = Date()
             for entry in try cacheOptions.openHoard().diskEntries().sorted(by: { $0.key < $1.key }) {
-                let age = Int(now.timeIntervalSince(entry.creationDate))
+                let age = Self.seconds(now.timeIntervalSince(entry.creationDate))
                 let expiry =
-                    entry.expirationDate.map { "expires in \(Int($0.timeIntervalSince(now))) s" } ?? "no expiry"
+                    entry.expirationDate.map { "expires in \(Self.seconds($0.timeIntervalSince(now))) s" } ?? "no expiry"
                 print("\(entry.payloadByteCount)\t\(age) s\t\(expiry)\t\(entry.key)")
             }
+        }
+
+        /// Whole seconds, for display: dates come from entry headers, which may be far off (a
+        /// clock set wrong, an entry from the year 4000), so the conversion is clamped, never trapping.
+        static func seconds(_ interval: Double) -> Int {
+            guard interval.isFinite else { return interval > 0 ? Int.max : Int.min }
+            let rounded = interval.rounded(.towardZero)
+            guard rounded.magnitude < 9.0e18 else { return rounded > 0 ? Int.max : Int.min }
+            return Int(rounded)
         }
     }
 
@@ -69,13 +78,16 @@ extension CacheCommand {
         static let configuration = CommandConfiguration(
             commandName: "put", abstract: "Store a file's bytes under a key.")
         @Argument(help: "The key.") var key: String
-        @Argument(help: "The file.") var file: String
+        @Argument(help: "The file: a regular file of at most 1 GiB.") var file: String
         @OptionGroup var cacheOptions: CacheOptions
+
+        /// The largest file `put` reads: it is read whole into memory.
+        static let maximumByteCount = 1 << 30
 
         func run() async throws {
             let data: Data
             do {
-                data = try LocalFile.read(file)
+                data = try LocalFile.read(file, maximumByteCount: Self.maximumByteCount)
             } catch {
                 throw RunFailure("cannot read \(file): \(error.localizedDescription)")
             }

@@ -11,11 +11,21 @@ struct CacheOptions: ParsableArguments {
             valueName: "DIR"))
     var cache: String?
 
-    @Option(name: .long, help: ArgumentHelp("The most the cache may take on disk, in MiB.", valueName: "MIB"))
+    /// The `--cache-limit` values accepted: at least 1 MiB, and few enough that the limit in bytes
+    /// (`cacheLimit << 20`) fits an `Int`.
+    static let cacheLimitRange = 1...(Int.max >> 20)
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The most the cache may take on disk, in MiB, 1-\(Int.max >> 20).", valueName: "MIB"))
     var cacheLimit: Int = 1024
 
     func validate() throws {
-        guard cacheLimit > 0 else { throw ValidationError("--cache-limit must be at least 1 MiB") }
+        guard Self.cacheLimitRange.contains(cacheLimit) else {
+            throw ValidationError(
+                "--cache-limit must be between 1 and \(Self.cacheLimitRange.upperBound) MiB, not \(cacheLimit)")
+        }
     }
 
     /// The folder the cache lives in.
@@ -29,7 +39,9 @@ struct CacheOptions: ParsableArguments {
         var configuration = Hoard.Configuration(name: "default", directory: directory)
         configuration.memoryCountLimit = 0
         configuration.memoryCostLimit = 0
-        configuration.diskSizeLimit = cacheLimit * 1024 * 1024
+        let (bytes, overflow) = cacheLimit.multipliedReportingOverflow(by: 1 << 20)
+        guard !overflow else { throw ValidationError("--cache-limit \(cacheLimit) MiB is more bytes than fit in an Int") }
+        configuration.diskSizeLimit = bytes
         return try Hoard(configuration: configuration)
     }
 }

@@ -8,16 +8,38 @@ import NIOHTTP1
 /// a redirect limit, and a body size limit enforced while streaming (a larger body is cut off,
 /// never buffered). The client, and NIO's event loop threads with it, are only created by the
 /// first download, so a batch of local files or cached thumbnails never starts them.
+///
+/// A URL's user name and password are sent as basic authentication, never as part of the URL
+/// given to the client, so no client error can quote them. A request that fails because the
+/// server had closed the kept-alive connection it was sent on, before any response arrived, is
+/// sent once more (the pool then opens a new connection).
 final class Downloader: Sendable {
+    /// The time limit per download, in seconds (`--timeout`, validated to 0.001...86400).
     let timeout: Double
     let maximumBytes: Int
     let maximumRedirects: Int
+    /// ``timeout`` in whole milliseconds, at least 1.
+    private let timeoutMilliseconds: Int64
     private let createdClient = Lock<HTTPClient?>(nil)
 
     init(timeout: Double, maximumBytes: Int, maximumRedirects: Int) {
         self.timeout = timeout
         self.maximumBytes = maximumBytes
         self.maximumRedirects = maximumRedirects
+        timeoutMilliseconds = Self.milliseconds(timeout)
+    }
+
+    /// The longest `--timeout` accepted, in seconds: one day.
+    static let maximumTimeout = 86_400.0
+
+    /// `seconds` in whole milliseconds, rounded up, clamped to 1 ms...one day (NaN gives 1 ms):
+    /// total, so that no value can trap converting to an integer. `validate()` has already
+    /// refused anything outside ``ThumbnailsCommand/Limits/timeout``.
+    static func milliseconds(_ seconds: Double) -> Int64 {
+        let milliseconds = (seconds * 1000).rounded(.up)
+        guard milliseconds >= 1 else { return 1 }  // also NaN
+        guard milliseconds <= maximumTimeout * 1000 else { return Int64(maximumTimeout * 1000) }
+        return Int64(milliseconds)
     }
 
     /// The shared client, created on first use. So is its configuration, whose first creation in
@@ -30,7 +52,7 @@ final class Downloader: Sendable {
                 maximumRedirects == 0 ? .disallow : .follow(max: maximumRedirects, allowCycles: false)
             var configuration = HTTPClient.Configuration(redirectConfiguration: redirects)
             configuration.timeout = .init(
-                connect: .milliseconds(Int64(timeout * 1000)), read: .milliseconds(Int64(timeout * 1000)))
+                connect: .milliseconds(timeoutMilliseconds), read: .milliseconds(timeoutMilliseconds))
             // A refused connection fails its request at once instead of being retried until the timeout.
             configuration.connectionPool.retryConnectionEstablishment = false
             let created = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
@@ -48,7 +70,7 @@ final class Downloader: Sendable {
             return try await withThrowingTaskGroup(of: Data?.self) { group in
                 group.addTask { try await self.fetch(url) }
                 group.addTask {
-                    try await Task.sleep(for: .milliseconds(Int(self.timeout * 1000)))
+                    try await Task.sleep(for: .milliseconds(self.timeoutMilliseconds))
                     return nil
                 }
                 defer { group.cancelAll() }
@@ -65,8 +87,17 @@ final class Downloader: Sendable {
     }
 
     private func fetch(_ url: URL) async throws -> Data {
-        let request = HTTPClientRequest(url: url.absoluteString)
-        let response = try await client.execute(request, timeout: .milliseconds(Int64(timeout * 1000)))
+        var request = HTTPClientRequest(url: URLCredentials.removing(from: url).absoluteString)
+        if let credentials = URLCredentials(of: url) {
+            request.setBasicAuth(username: credentials.user, password: credentials.password ?? "")
+        }
+        let response: HTTPClientResponse
+        do {
+            response = try await client.execute(request, timeout: .milliseconds(timeoutMilliseconds))
+        } catch where Self.isClosedConnection(error) {
+            // No response byte has arrived (execute returns with the head): a GET is safe to resend.
+            response = try await client.execute(request, timeout: .milliseconds(timeoutMilliseconds))
+        }
         guard (200..<300).contains(response.status.code) else {
             throw DownloadError.httpStatus(Int(response.status.code), response.status.reasonPhrase)
         }
@@ -81,6 +112,16 @@ final class Downloader: Sendable {
             body.append(contentsOf: chunk.readableBytesView)
         }
         return body
+    }
+
+    /// Whether `error` says the connection was closed under the request: the server dropped a
+    /// kept-alive connection as the pool reused it.
+    private static func isClosedConnection(_ error: any Error) -> Bool {
+        switch error {
+        case let error as HTTPClientError: error == .remoteConnectionClosed
+        case let error as ChannelError: error == .ioOnClosedChannel
+        default: false
+        }
     }
 
     /// Shuts the client down, if a download created it.
@@ -116,11 +157,16 @@ enum DownloadError: Error, Sendable, CustomStringConvertible {
         switch self {
         case .httpStatus(let code, let reason): "HTTP \(code) \(reason)"
         case .tooLarge(let limit): "download is larger than the limit of \(limit) bytes"
-        case .timedOut(let seconds): "timed out after \(seconds.formatted()) s"
+        case .timedOut(let seconds): "timed out after \(Self.readable(seconds)) s"
         case .redirectLoop: "redirect loop"
         case .tooManyRedirects: "too many redirects"
         case .connectionRefused: "connection refused"
         case .failed(let detail): "download failed: \(detail)"
         }
+    }
+
+    /// Seconds as typed: `1`, `0.001`, `2.5` (whole numbers without a fraction).
+    private static func readable(_ seconds: Double) -> String {
+        seconds == seconds.rounded() && seconds.magnitude < 1e15 ? seconds.fixed(decimals: 0) : "\(seconds)"
     }
 }

@@ -11,31 +11,17 @@ enum InputSource: Sendable, Hashable {
     /// The image file extensions a folder input is searched for.
     static let imageExtensions: Set<String> = ["jpg", "jpeg", "png"]
 
-    /// Turns command-line inputs into sources, one per image: folders are expanded (recursively,
-    /// sorted); inputs that cannot be used become failures with a reason.
-    static func expand(_ arguments: [String]) -> [(input: String, source: Result<InputSource, InputError>)] {
-        arguments.flatMap { argument -> [(input: String, source: Result<InputSource, InputError>)] in
-            do throws(InputError) {
-                let source = try InputSource(argument)
-                if case .file(let path) = source, LocalFile.isDirectory(path) {
-                    return imageFiles(in: path).map { ($0, .success(.file($0))) }
-                }
-                return [(argument, .success(source))]
-            } catch {
-                return [(argument, .failure(error))]
-            }
-        }
-    }
-
     /// Parses one input: a URL with a scheme, or a path.
     init(_ argument: String) throws(InputError) {
         if argument.contains("://") {
             guard let url = URL(string: argument), let scheme = url.scheme?.lowercased() else {
-                throw .invalidURL(argument)
+                throw .invalidURL(URLCredentials.redactingPasswords(in: argument))
             }
             switch scheme {
             case "http", "https":
-                guard url.host?.isEmpty == false else { throw .invalidURL(argument) }
+                guard url.host?.isEmpty == false else {
+                    throw .invalidURL(URLCredentials.redactingPasswords(in: argument))
+                }
                 self = .remote(url)
             case "file":
                 self = .file(url.standardizedFileURL.path)
@@ -49,21 +35,36 @@ enum InputSource: Sendable, Hashable {
         self = .file(url.path)
     }
 
-    /// The input as one string: the URL, or the `file://` URL of the path.
-    var identifier: String {
+    /// What must never be printed: the credentials of a URL (see ``URLCredentials/secrets``).
+    var secrets: [String] {
+        guard case .remote(let url) = self, let credentials = URLCredentials(of: url) else { return [] }
+        return credentials.secrets
+    }
+
+    /// The input as one string: the URL, or the `file://` URL of the path. A URL's user
+    /// information is replaced by its SHA-256 (see ``URLCredentials/hashed(_:)``): this string
+    /// goes into cache keys and, hashed, output names.
+    ///
+    /// - Throws: ``InputError/unnamable(_:)`` when the system's SHA-256 fails.
+    func identifier() throws(InputError) -> String {
         switch self {
-        case .remote(let url): url.absoluteString
+        case .remote(let url):
+            guard let credentials = URLCredentials(of: url) else { return url.absoluteString }
+            guard let hashed = credentials.hashed(url) else {
+                throw .unnamable(URLCredentials.redactingPasswords(in: url.absoluteString))
+            }
+            return hashed.absoluteString
         // isDirectory: false, as inputs are files (folders are expanded first): without it, URL
         // asks the file system.
-        case .file(let path): URL(fileURLWithPath: path, isDirectory: false).absoluteString
+        case .file(let path): return URL(fileURLWithPath: path, isDirectory: false).absoluteString
         }
     }
 
     /// A file name for the thumbnail that is stable across runs and unique per input: the input's
-    /// base name (made safe) and 16 hex digits of the SHA-256 of its `identifier`.
+    /// base name (made safe) and 16 hex digits of the SHA-256 of its ``identifier()``.
     ///
     /// - Parameters:
-    ///   - identifier: This input's ``identifier``, which the caller has already made for the
+    ///   - identifier: This input's ``identifier()``, which the caller has already made for the
     ///     cache key (it costs a `URL` for a file).
     ///   - fileExtension: The thumbnail's format's extension.
     /// - Throws: ``InputError/unnamable(_:)`` when the system's SHA-256 fails.
@@ -86,15 +87,6 @@ enum InputSource: Sendable, Hashable {
         return "\(safe.isEmpty || safe.hasPrefix(".") ? "image" : safe)-\(digest).\(fileExtension)"
     }
 
-    /// The image files under `folder` (an absolute, standardised path), sorted. Paths are joined
-    /// as strings: `URL` work per file was most of a warm run's cost on large folders.
-    private static func imageFiles(in folder: String) -> [String] {
-        LocalFile.files(under: folder) { name in
-            guard let dot = name.lastIndex(of: ".") else { return false }
-            return imageExtensions.contains(name[name.index(after: dot)...].lowercased())
-        }.sorted()
-    }
-
     /// The last path component without its extension, as `URL.deletingPathExtension()` gives it.
     private static func baseName(of path: String) -> String {
         let name = path.split(separator: "/").last.map(String.init) ?? path
@@ -108,6 +100,8 @@ enum InputError: Error, Sendable, CustomStringConvertible {
     case invalidURL(String)
     case unsupportedScheme(String)
     case noSuchFile(String)
+    /// A folder input that could not be searched.
+    case folder(FolderWalkError)
     /// The system's SHA-256 failed for this identifier, so no output name can be made.
     case unnamable(String)
 
@@ -116,6 +110,7 @@ enum InputError: Error, Sendable, CustomStringConvertible {
         case .invalidURL(let text): "not a valid URL: \(text)"
         case .unsupportedScheme(let scheme): "unsupported URL scheme \"\(scheme)\" (use http, https, file or a path)"
         case .noSuchFile(let path): "no such file or folder: \(path)"
+        case .folder(let error): error.description
         case .unnamable(let identifier): "cannot name the thumbnail of \(identifier): the system's SHA-256 failed"
         }
     }

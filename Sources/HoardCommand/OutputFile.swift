@@ -59,7 +59,7 @@ enum OutputFile {
     private static func holds(_ data: Data, _ path: String) -> Bool {
         var status = stat()
         guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG, Int(status.st_size) == data.count,
-            let existing = try? LocalFile.read(path)
+            let existing = try? LocalFile.read(path, maximumByteCount: data.count)
         else { return false }
         return existing == data
     }

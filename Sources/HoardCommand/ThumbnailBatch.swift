@@ -10,7 +10,7 @@ struct ThumbnailBatch: Sendable {
     let downloadConcurrency: Int
     let decodeConcurrency: Int
 
-    func run(_ inputs: [(input: String, source: Result<InputSource, InputError>)], progress: Progress?) async
+    func run(_ inputs: [InputSource.Expanded], progress: Progress?) async
         -> BatchSummary
     {
         let start = DispatchTime.now().uptimeNanoseconds
@@ -44,7 +44,7 @@ struct ThumbnailBatch: Sendable {
         var result = InputResult(input: input)
         do {
             let source = try source.get()
-            let identifier = source.identifier
+            let identifier = try source.identifier()
             let key = settings.thumbnailKey(for: source, identifier: identifier)
             if let cached = try await hoard.retrieve(Data.self, forKey: key) {
                 let fileExtension = ImageFormat(sniffing: cached)?.fileExtension ?? "bin"
@@ -53,7 +53,7 @@ struct ThumbnailBatch: Sendable {
                 result.status = .fromCache
                 return result
             }
-            let (original, downloaded) = try await originalBytes(of: source)
+            let (original, downloaded) = try await originalBytes(of: source, identifier: identifier)
             result.bytesDownloaded = downloaded
             let (data, fileExtension) = try await decodeLimiter.run {
                 let thumbnail = try Image.thumbnail(
@@ -61,29 +61,36 @@ struct ThumbnailBatch: Sendable {
                 return try settings.encode(thumbnail)
             }
             // Only a whole, decodable original and a finished thumbnail are ever stored.
-            if downloaded > 0, case .remote(let url) = source {
-                try await hoard.store(original, forKey: ThumbnailSettings.originalKey(for: url))
+            if downloaded > 0, case .remote = source {
+                try await hoard.store(original, forKey: ThumbnailSettings.originalKey(identifier: identifier))
             }
             try await hoard.store(data, forKey: key)
             result.output = try write(data, name: source.outputName(identifier: identifier, extension: fileExtension))
             result.status = .made
         } catch {
-            result.status = .failed(Self.reason(error))
+            // An error may quote the URL, or the password alone: never print either.
+            let secrets = (try? source.get().secrets) ?? []
+            result.status = .failed(URLCredentials.redacting(Self.reason(error), secrets: secrets))
         }
         return result
     }
 
     /// The original's bytes and how many were downloaded for them (0 when cached or local).
-    private func originalBytes(of source: InputSource) async throws -> (Data, Int) {
+    ///
+    /// A local original must be a regular file no larger than `--max-download-bytes`, the limit
+    /// for downloads (see ``LocalFile/read(_:maximumByteCount:)``).
+    private func originalBytes(of source: InputSource, identifier: String) async throws -> (Data, Int) {
         switch source {
         case .file(let path):
-            do {
-                return (try LocalFile.read(path), 0)
+            do throws(LocalFile.ReadError) {
+                return (try LocalFile.read(path, maximumByteCount: downloader.maximumBytes), 0)
             } catch {
-                throw RunFailure("cannot read \(path): \(error.localizedDescription)")
+                let option = if case .tooLarge = error.reason { " (--max-download-bytes)" } else { "" }
+                throw RunFailure("cannot read \(path): \(error)\(option)")
             }
         case .remote(let url):
-            if let cached = try await hoard.retrieve(Data.self, forKey: ThumbnailSettings.originalKey(for: url)) {
+            let originalKey = ThumbnailSettings.originalKey(identifier: identifier)
+            if let cached = try await hoard.retrieve(Data.self, forKey: originalKey) {
                 return (cached, 0)
             }
             let data = try await downloader.download(url)

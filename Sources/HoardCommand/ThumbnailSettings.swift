@@ -27,17 +27,29 @@ struct ThumbnailSettings: Sendable {
     }
 
     /// The cache key of a downloaded original.
-    static func originalKey(for url: URL) -> String {
-        "original/v1 \(url.absoluteString)"
+    ///
+    /// - Parameter identifier: The URL's ``InputSource/identifier()``, credentials hashed.
+    static func originalKey(identifier: String) -> String {
+        "original/v1 \(identifier)"
     }
 
-    /// Encodes a thumbnail in the chosen format.
+    /// The longest side a JPEG may have: libjpeg's limit (`JPEG_MAX_DIMENSION`).
+    static let maximumJPEGSide = 65_500
+
+    /// Encodes a thumbnail in the chosen format. A thumbnail that becomes a JPEG is first scaled
+    /// down to fit ``maximumJPEGSide``, if `--size` let it grow larger.
     func encode(_ image: Image) throws -> (data: Data, fileExtension: String) {
-        switch format {
-        case .png: (try image.pngData(), "png")
-        case .jpeg: (try image.jpegData(quality: quality), "jpg")
-        case .auto: image.hasAlpha ? (try image.pngData(), "png") : (try image.jpegData(quality: quality), "jpg")
-        }
+        let isJPEG =
+            switch format {
+            case .png: false
+            case .jpeg: true
+            case .auto: !image.hasAlpha
+            }
+        guard isJPEG else { return (try image.pngData(), "png") }
+        let fitting =
+            max(image.width, image.height) > Self.maximumJPEGSide
+            ? image.resized(toFit: Self.maximumJPEGSide, filter: filter.resamplingFilter) : image
+        return (try fitting.jpegData(quality: quality), "jpg")
     }
 
     /// ` bytes=<size> modified=<seconds>.<nanoseconds>` of a local file, from one `stat` call

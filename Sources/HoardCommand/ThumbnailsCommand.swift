@@ -26,7 +26,11 @@ struct ThumbnailsCommand: AsyncParsableCommand {
             valueName: "FILE"))
     var list: String?
 
-    @Option(name: .long, help: ArgumentHelp("The longest side of each thumbnail, in pixels.", valueName: "PIXELS"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The longest side of each thumbnail, in pixels, 1-1000000 (a JPEG is capped at 65500).",
+            valueName: "PIXELS"))
     var size: Int
 
     @Option(
@@ -39,7 +43,7 @@ struct ThumbnailsCommand: AsyncParsableCommand {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Inputs in flight at once (downloads); decoding uses at most one per core. Default: cores x 4.",
+            "Inputs in flight at once (downloads), 1-1024; decoding uses at most one per core. Default: cores x 4.",
             valueName: "N"))
     var concurrency: Int?
 
@@ -56,29 +60,67 @@ struct ThumbnailsCommand: AsyncParsableCommand {
     )
     var filter: ThumbnailFilter = .lanczos3
 
-    @Option(name: .long, help: ArgumentHelp("Per-download time limit.", valueName: "SECONDS"))
+    @Option(
+        name: .long, help: ArgumentHelp("Per-download time limit, 0.001-86400 seconds.", valueName: "SECONDS"))
     var timeout: Double = 30
 
     @Option(
         name: .long,
-        help: ArgumentHelp("The largest download accepted; a larger body is cut off with an error.", valueName: "BYTES")
+        help: ArgumentHelp(
+            "The largest original accepted, downloaded or local, 1-4294967296 bytes; a larger download is cut off with an error, a larger file is not read.",
+            valueName: "BYTES")
     )
     var maxDownloadBytes: Int = 64 * 1024 * 1024
 
-    @Option(name: .long, help: ArgumentHelp("Redirects followed before giving up.", valueName: "N"))
+    @Option(name: .long, help: ArgumentHelp("Redirects followed before giving up, 0-100.", valueName: "N"))
     var maxRedirects: Int = 5
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The most directory entries the folder inputs of a run may read between them, 1-1000000000; a folder input past it fails.",
+            valueName: "N"))
+    var maxFolderEntries: Int = 1_000_000
 
     @Flag(name: .long, help: "Print the summary and per-input results as JSON on standard output.")
     var json = false
 
+    /// The ranges the numeric options accept, stated in their help.
+    enum Limits {
+        static let size = 1...1_000_000
+        static let quality = 1...100
+        static let concurrency = 1...1024
+        static let timeout = 0.001...Downloader.maximumTimeout
+        static let maxDownloadBytes = 1...(4 * 1024 * 1024 * 1024)
+        static let maxRedirects = 0...100
+        static let maxFolderEntries = 1...1_000_000_000
+    }
+
+    /// The largest `--list` file (or standard input) read.
+    static let maximumListBytes = 64 * 1024 * 1024
+
     func validate() throws {
-        guard size > 0 else { throw ValidationError("--size must be at least 1 pixel") }
-        guard (1...100).contains(quality) else { throw ValidationError("--quality must be between 1 and 100") }
-        guard timeout > 0 else { throw ValidationError("--timeout must be positive") }
-        guard maxDownloadBytes > 0 else { throw ValidationError("--max-download-bytes must be positive") }
-        guard maxRedirects >= 0 else { throw ValidationError("--max-redirects cannot be negative") }
-        if let concurrency, concurrency < 1 { throw ValidationError("--concurrency must be at least 1") }
+        try Self.check("--size", size, in: Limits.size, unit: "pixels")
+        try Self.check("--quality", quality, in: Limits.quality)
+        if let concurrency { try Self.check("--concurrency", concurrency, in: Limits.concurrency) }
+        // A closed range of Double holds no NaN and no infinity.
+        guard Limits.timeout.contains(timeout) else {
+            throw ValidationError("--timeout must be between 0.001 and 86400 seconds, not \(timeout)")
+        }
+        try Self.check("--max-download-bytes", maxDownloadBytes, in: Limits.maxDownloadBytes, unit: "bytes")
+        try Self.check("--max-redirects", maxRedirects, in: Limits.maxRedirects)
+        try Self.check("--max-folder-entries", maxFolderEntries, in: Limits.maxFolderEntries)
         guard !inputs.isEmpty || list != nil else { throw ValidationError("give at least one INPUT or --list FILE") }
+    }
+
+    /// Throws a ``ValidationError`` naming `option` and `value` unless `range` holds it.
+    private static func check(_ option: String, _ value: Int, in range: ClosedRange<Int>, unit: String = "")
+        throws(ValidationError)
+    {
+        guard !range.contains(value) else { return }
+        let unit = unit.isEmpty ? "" : " " + unit
+        throw ValidationError(
+            "\(option) must be between \(range.lowerBound) and \(range.upperBound)\(unit), not \(value)")
     }
 
     func run() async throws {
@@ -101,7 +143,8 @@ struct ThumbnailsCommand: AsyncParsableCommand {
         let batch = ThumbnailBatch(
             hoard: hoard, downloader: downloader, settings: settings,
             downloadConcurrency: concurrency ?? cores * 4, decodeConcurrency: min(concurrency ?? cores, cores))
-        let summary = await batch.run(InputSource.expand(arguments), progress: Progress.forStandardError())
+        let expanded = InputSource.expand(arguments, maximumFolderEntries: maxFolderEntries)
+        let summary = await batch.run(expanded, progress: Progress.forStandardError())
         try await downloader.shutdown()
         summary.print(json: json, outputDirectory: output)
         if summary.failed > 0 { throw ExitCode(1) }
@@ -136,16 +179,19 @@ struct RunFailure: Error, CustomStringConvertible {
 }
 
 /// Reads `--list`: one input per line, blank lines and `#` comments skipped. Relative paths in a
-/// list file are relative to the file's folder (in standard input, to the current folder).
+/// list file are relative to the file's folder (in standard input, to the current folder). The
+/// list must be a regular file (or standard input) of at most 64 MiB.
 enum InputList {
     static func read(_ path: String) throws -> [String] {
         let data: Data
-        do {
+        let limit = ThumbnailsCommand.maximumListBytes
+        do throws(LocalFile.ReadError) {
             data =
                 path == "-"
-                ? FileHandle.standardInput.readDataToEndOfFile() : try LocalFile.read(path)
+                ? try LocalFile.readStandardInput(maximumByteCount: limit)
+                : try LocalFile.read(path, maximumByteCount: limit)
         } catch {
-            throw RunFailure("cannot read the list \(path): \(error.localizedDescription)")
+            throw RunFailure("cannot read the list \(path): \(error)")
         }
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
         return String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline)

@@ -9,6 +9,8 @@ enum HoardTool {
         let standardOutputBytes: Data
         let standardOutput: String
         let standardError: String
+        /// Whether the run was killed for outlasting its time limit.
+        var timedOut = false
 
         /// The `--json` summary.
         func summary() throws -> [String: Any] {
@@ -17,8 +19,14 @@ enum HoardTool {
         }
     }
 
+    /// The built tool's path, or `nil` when it is not built.
+    static var executablePath: String? { BuiltProduct.url(named: "hoard")?.path }
+
+    /// Runs the tool with `arguments`; with a `timeLimit`, kills it (`SIGKILL`) once that has
+    /// passed, so that a hang fails a test instead of blocking the suite.
     static func run(
-        _ arguments: [String], standardInput: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
+        _ arguments: [String], standardInput: String? = nil, timeLimit: Duration? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> Outcome {
         guard let executable = BuiltProduct.url(named: "hoard") else {
             Issue.record(
@@ -26,12 +34,13 @@ enum HoardTool {
                 sourceLocation: sourceLocation)
             throw CocoaError(.fileNoSuchFile)
         }
-        return try await runProgram(executable.path, arguments, standardInput: standardInput)
+        return try await runProgram(executable.path, arguments, standardInput: standardInput, timeLimit: timeLimit)
     }
 
     /// Runs any program, capturing its output.
-    static func runProgram(_ path: String, _ arguments: [String], standardInput: String? = nil) async throws -> Outcome
-    {
+    static func runProgram(
+        _ path: String, _ arguments: [String], standardInput: String? = nil, timeLimit: Duration? = nil
+    ) async throws -> Outcome {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
@@ -42,16 +51,26 @@ enum HoardTool {
         let input = Pipe()
         process.standardInput = input
         try process.run()
+        // Returns whether it killed the process; cancelled (an error) once the process has exited.
+        let processIdentifier = process.processIdentifier
+        let watchdog = timeLimit.map { limit in
+            Task.detached { () async throws -> Bool in
+                try await Task.sleep(for: limit)
+                return kill(processIdentifier, SIGKILL) == 0
+            }
+        }
         if let standardInput { input.fileHandleForWriting.write(Data(standardInput.utf8)) }
         try input.fileHandleForWriting.close()
         async let out = Task.detached { output.fileHandleForReading.readDataToEndOfFile() }.value
         async let err = Task.detached { error.fileHandleForReading.readDataToEndOfFile() }.value
         let (outData, errData) = await (out, err)
         process.waitUntilExit()
+        watchdog?.cancel()
+        let timedOut = (try? await watchdog?.value) ?? false
         return Outcome(
             status: process.terminationStatus, standardOutputBytes: outData,
             standardOutput: String(decoding: outData, as: UTF8.self),
-            standardError: String(decoding: errData, as: UTF8.self))
+            standardError: String(decoding: errData, as: UTF8.self), timedOut: timedOut)
     }
 }
 

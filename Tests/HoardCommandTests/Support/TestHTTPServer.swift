@@ -5,7 +5,7 @@ import NIOPosix
 import Hoard
 
 /// An HTTP/1.1 server on 127.0.0.1 with canned routes, for end-to-end tests of the tool. It
-/// counts every request it receives.
+/// counts every request it receives, and keeps each one's `Authorization` header.
 final class TestHTTPServer: Sendable {
     enum Reply: Sendable {
         /// 200 with a body and a content type.
@@ -21,11 +21,17 @@ final class TestHTTPServer: Sendable {
     }
 
     private let routes: [String: Reply]
+    /// Whether a connection is closed, unanswered, when a second request arrives on it: what a
+    /// server that drops idle kept-alive connections looks like to a client that reuses one.
+    let closesReusedConnections: Bool
     private let requests = Lock<[String]>([])
+    private let authorizations = Lock<[String: [String]]>([:])
+    private let dropped = Lock(0)
     private let channel: Lock<(any Channel)?> = Lock(nil)
 
-    init(routes: [String: Reply]) {
+    init(routes: [String: Reply], closesReusedConnections: Bool = false) {
         self.routes = routes
+        self.closesReusedConnections = closesReusedConnections
     }
 
     /// Starts listening on an ephemeral port of 127.0.0.1 and returns the base URL.
@@ -48,13 +54,22 @@ final class TestHTTPServer: Sendable {
         try? await bound?.close()
     }
 
-    /// Every request path received, in order.
+    /// Every request path answered, in order.
     var requestedPaths: [String] { requests.withLock { $0 } }
 
-    fileprivate func reply(for path: String) -> Reply {
+    /// The `Authorization` header of each request for `path` ("" when it had none), in order.
+    func authorizationHeaders(for path: String) -> [String] { authorizations.withLock { $0[path] ?? [] } }
+
+    /// How many requests were dropped by closing their connection (`closesReusedConnections`).
+    var droppedRequestCount: Int { dropped.withLock { $0 } }
+
+    fileprivate func reply(for path: String, authorization: String) -> Reply {
         requests.withLock { $0.append(path) }
+        authorizations.withLock { $0[path, default: []].append(authorization) }
         return routes[path] ?? .status(404)
     }
+
+    fileprivate func countDropped() { dropped.withLock { $0 += 1 } }
 }
 
 /// Answers each request from the server's routes.
@@ -64,6 +79,9 @@ private final class RouteHandler: ChannelInboundHandler {
 
     let server: TestHTTPServer
     var path = "/"
+    var authorization = ""
+    /// Requests received on this connection.
+    var requestCount = 0
 
     init(server: TestHTTPServer) {
         self.server = server
@@ -71,9 +89,18 @@ private final class RouteHandler: ChannelInboundHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
-        case .head(let head): path = head.uri
+        case .head(let head):
+            path = head.uri
+            authorization = head.headers.first(name: "authorization") ?? ""
+            requestCount += 1
         case .body: break
-        case .end: respond(context: context, reply: server.reply(for: path))
+        case .end:
+            if server.closesReusedConnections, requestCount > 1 {
+                server.countDropped()
+                context.close(promise: nil)
+                return
+            }
+            respond(context: context, reply: server.reply(for: path, authorization: authorization))
         }
     }
 
