@@ -134,6 +134,14 @@ struct BadInputTests {
         }
     }
 
+    @Test(
+        "valid images in formats Hoard does not decode yet are refused as unrecognised",
+        .needsCorpus, arguments: CorpusManifest.undecodedValidEntries)
+    func undecodedFormats(_ entry: CorpusEntry) throws {
+        let data = try TestFiles.corpusFile(entry.path)
+        #expect(throws: ImageError.self, "\(entry.format)") { try Image(data: data) }
+    }
+
     @Test("the manifest's valid images decode", .needsCorpus, arguments: CorpusManifest.entries("valid"))
     func validFiles(_ entry: CorpusEntry) throws {
         let data = try TestFiles.corpusFile(entry.path)
