@@ -45,6 +45,8 @@ public final class Hoard: Sendable {
     let flights = SingleFlight<String, FetchedValue>()
     /// What ``expireAll()`` set, here or in another process.
     let expirationMark: ExpirationMark
+    /// Keeps the completion-handler calls on each key in the caller's order.
+    let completionQueue = KeyedSerialQueue()
 
     /// Opens (or creates) the cache that `configuration` describes.
     ///

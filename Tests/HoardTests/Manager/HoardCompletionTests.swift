@@ -1,0 +1,143 @@
+import Foundation
+import HoardTestSupport
+import Testing
+
+@testable import Hoard
+
+/// The completion-handler API, used fire-and-forget as the original Hoard was: calls take effect
+/// in the order they were made, per key.
+@Suite("Hoard completion handlers")
+struct HoardCompletionTests {
+    /// Counts calls, for "exactly once".
+    final class Counter: Sendable {
+        private let calls = Lock<[String?]>([])
+        func record(_ value: String?) { calls.withLock { $0.append(value) } }
+        var all: [String?] { calls.withLock { $0 } }
+    }
+
+    @Test("each completion runs exactly once: after a store, on a hit, a miss, a type mismatch and a remove")
+    func exactlyOnce() async throws {
+        let fixture = try HoardFixture()
+        defer { fixture.folder.remove() }
+        let hoard = fixture.hoard
+        let counter = Counter()
+        await withCheckedContinuation { done in hoard.store(key: "k", object: "v") { counter.record("stored"); done.resume() } }
+        await withCheckedContinuation { done in hoard.retrieve("k") { (value: String?) in counter.record(value); done.resume() } }
+        await withCheckedContinuation { done in hoard.retrieve("missing") { (value: String?) in counter.record(value); done.resume() } }
+        await withCheckedContinuation { done in hoard.retrieve("k") { (value: Int?) in counter.record(value.map(String.init)); done.resume() } }
+        await withCheckedContinuation { done in hoard.remove("k") { counter.record("removed"); done.resume() } }
+        await withCheckedContinuation { done in hoard.retrieve("k") { (value: String?) in counter.record(value); done.resume() } }
+        try await Task.sleep(for: .milliseconds(50))  // a second call would show up here
+        #expect(counter.all == ["stored", "v", nil, nil, "removed", nil])
+    }
+
+    @Test("a failing store still calls its completion once")
+    func failingStore() async throws {
+        let fixture = try HoardFixture()
+        defer { fixture.folder.remove() }
+        let counter = Counter()
+        let tooLong = String(repeating: "k", count: DiskCache.maximumKeyByteCount + 1)
+        await withCheckedContinuation { done in fixture.hoard.store(key: tooLong, object: "v") { counter.record("done"); done.resume() } }
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(counter.all == ["done"])
+        #expect(try await fixture.hoard.retrieve(String.self, forKey: tooLong) == nil)
+    }
+
+    /// Collects one answer per call, by the call's index, and says when all have arrived.
+    final class Answers: Sendable {
+        private let state: Lock<(answers: [Int: Data?], continuation: CheckedContinuation<Void, Never>?)>
+        let expected: Int
+
+        init(expected: Int) {
+            self.expected = expected
+            state = Lock((answers: [:], continuation: nil))
+        }
+
+        func record(_ index: Int, _ answer: Data?) {
+            let continuation = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                state.answers[index] = .some(answer)
+                guard state.answers.count == expected else { return nil }
+                defer { state.continuation = nil }
+                return state.continuation
+            }
+            continuation?.resume()
+        }
+
+        /// Waits until every expected answer has been recorded, then returns them.
+        func all() async -> [Int: Data?] {
+            await withCheckedContinuation { continuation in
+                let isDone = state.withLock { state -> Bool in
+                    if state.answers.count == expected { return true }
+                    state.continuation = continuation
+                    return false
+                }
+                if isDone { continuation.resume() }
+            }
+            return state.withLock { $0.answers }
+        }
+    }
+
+    @Test("10,000 store-then-retrieve pairs with no waiting never miss, memory-sized or disk-only")
+    func storeThenRetrieve() async throws {
+        let fixture = try HoardFixture { $0.memoryCostLimit = 16 * 1024 }
+        defer { fixture.folder.remove() }
+        let hoard = fixture.hoard
+        var generator = SplitMix64(seed: 7)
+        let pairs = 10_000
+        let answers = Answers(expected: pairs)
+        var stored: [Data] = []
+        for index in 0..<pairs {
+            let key = "key-\(Int.random(in: 0..<500, using: &generator))"
+            // One value in 50 is larger than the memory tier's whole budget: it lives on disk only.
+            let size = Int.random(in: 0..<50, using: &generator) == 0 ? 40 * 1024 : 1 + Int.random(in: 0..<200, using: &generator)
+            let value = Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &+ index) })
+            stored.append(value)
+            hoard.store(key: key, object: value, completion: nil)
+            hoard.retrieve(key) { (data: Data?) in answers.record(index, data) }
+        }
+        let received = await answers.all()
+        let misses = (0..<pairs).filter { received[$0] ?? nil == nil }
+        let wrong = (0..<pairs).filter { received[$0] ?? nil != stored[$0] }
+        #expect(misses.isEmpty, "\(misses.count) misses")
+        #expect(wrong.isEmpty, "\(wrong.count) wrong values")
+        #expect(stored.contains { $0.count > 16 * 1024 })
+    }
+
+    @Test("random store / remove / retrieve sequences answer as a sequential model does", arguments: [1, 2, 3])
+    func matchesSequentialModel(seed: UInt64) async throws {
+        let fixture = try HoardFixture { $0.memoryCountLimit = 8 }
+        defer { fixture.folder.remove() }
+        let hoard = fixture.hoard
+        var generator = SplitMix64(seed: seed)
+        var model: [String: Data] = [:]
+        var expected: [Int: Data?] = [:]
+        let operations = 3_000
+        let reads = Answers(expected: operations)
+        for index in 0..<operations {
+            let key = "k\(Int.random(in: 0..<12, using: &generator))"
+            switch Int.random(in: 0..<3, using: &generator) {
+            case 0:
+                let value = Data("\(index)".utf8)
+                model[key] = value
+                hoard.store(key: key, object: value) { reads.record(index, nil) }
+            case 1:
+                model[key] = nil
+                hoard.remove(key) { reads.record(index, nil) }
+            default:
+                expected[index] = .some(model[key])
+                hoard.retrieve(key: key) { (data: Data?) in reads.record(index, data) }
+            }
+        }
+        let received = await reads.all()
+        for (index, answer) in expected.sorted(by: { $0.key < $1.key }) {
+            #expect(received[index] == .some(answer), "operation \(index)")
+        }
+        #expect(hoard.completionQueue.pendingKeyCount == 0, "every key's queue is forgotten once it drains")
+    }
+
+    @Test("the original spellings compile: Hoard.sharedCache is Hoard.shared")
+    @available(*, deprecated, message: "uses the deprecated spelling on purpose")
+    func originalSpellings() {
+        #expect(Hoard.sharedCache === Hoard.shared)
+    }
+}
