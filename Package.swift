@@ -3,13 +3,17 @@ import PackageDescription
 
 let package = Package(
     name: "Hoard",
-    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11)],
+    // Linux is built and tested in CI; macOS should work with Homebrew's libpng and jpeg-turbo but
+    // is not tested here. iOS, tvOS and watchOS are not supported: their SDKs have no pkg-config
+    // libpng or libjpeg (see the README's Platforms section).
+    platforms: [.macOS(.v15)],
     products: [
         .library(name: "Hoard", targets: ["Hoard"]),
         .executable(name: "hoard", targets: ["HoardCommand"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.24.0"),
@@ -48,6 +52,7 @@ let package = Package(
             dependencies: [
                 "CHoardCodecs",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
             ]
         ),
         .executableTarget(
@@ -65,15 +70,19 @@ let package = Package(
             dependencies: ["Hoard", "HoardTestSupport", .product(name: "Logging", package: "swift-log")],
             path: "Tests/HoardDiskStress"
         ),
-        // What the test suite and its child processes share: self-verifying values and a log handler.
+        // What the test suite and its child processes share: self-verifying values, a log handler,
+        // folder snapshots and the table of bad values every entry point must refuse.
         .target(
             name: "HoardTestSupport",
-            dependencies: [.product(name: "Logging", package: "swift-log")],
+            dependencies: ["Hoard", .product(name: "Logging", package: "swift-log")],
             path: "Tests/HoardTestSupport"
         ),
         .testTarget(
             name: "HoardTests",
-            dependencies: ["Hoard", "CHoardCodecs", "HoardTestSupport"]
+            dependencies: [
+                "Hoard", "CHoardCodecs", "HoardTestSupport",
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ]
         ),
         // End-to-end tests of the hoard tool: the built binary against an HTTP server on 127.0.0.1.
         .testTarget(

@@ -35,3 +35,15 @@ public enum ExpirationPolicy: Sendable, Hashable {
         }
     }
 }
+
+extension ExpirationPolicy {
+    /// Checks that an age limit is finite and not negative.
+    ///
+    /// - Throws: ``InvalidValueError`` naming `field`.
+    func validate(_ field: String) throws(InvalidValueError) {
+        if case .olderThan(let seconds) = self, !(seconds.isFinite && seconds >= 0) {
+            throw InvalidValueError(
+                field: field, value: ".olderThan(\(seconds))", requirement: "a finite age of at least 0 seconds")
+        }
+    }
+}

@@ -7,9 +7,9 @@ import Foundation
 /// removes it when it sees it.
 ///
 /// ```swift
-/// cache.setValue(token, forKey: "session", expiry: .seconds(15 * 60))   // 15 minutes from now
-/// cache.setValue(banner, forKey: "sale", expiry: .date(endOfSale))      // a fixed moment
-/// cache.setValue(logo, forKey: "logo", expiry: .never)
+/// try cache.setValue(token, forKey: "session", expiry: .seconds(15 * 60))   // 15 minutes from now
+/// try cache.setValue(banner, forKey: "sale", expiry: .date(endOfSale))      // a fixed moment
+/// try cache.setValue(logo, forKey: "logo", expiry: .never)
 /// ```
 public enum Expiry: Sendable, Hashable {
     /// The entry never expires; it leaves the cache only when it is removed or evicted.
@@ -49,5 +49,27 @@ extension Date {
     @inlinable
     func hasExpired(at now: Date) -> Bool {
         now >= self
+    }
+}
+
+extension Expiry {
+    /// Checks that the expiry can be computed: `.seconds` and `.date` must be finite.
+    ///
+    /// - Parameter field: The parameter or property, for the error.
+    /// - Throws: ``InvalidValueError``.
+    @usableFromInline
+    func validate(_ field: String) throws(InvalidValueError) {
+        switch self {
+        case .never:
+            return
+        case .seconds(let interval):
+            guard interval.isFinite else {
+                throw InvalidValueError(field: field, value: ".seconds(\(interval))", requirement: "a finite number of seconds")
+            }
+        case .date(let date):
+            guard date.timeIntervalSinceReferenceDate.isFinite else {
+                throw InvalidValueError(field: field, value: ".date(\(date))", requirement: "a finite date")
+            }
+        }
     }
 }

@@ -1,3 +1,4 @@
+import CoreMetrics
 import Foundation
 import Logging
 
@@ -41,11 +42,16 @@ extension Hoard {
         /// Whether the cache is used at all (default `true`).
         ///
         /// When `false`, nothing is read or stored: every fetching call runs its fetch (without
-        /// sharing it with concurrent calls), ``Hoard/store(_:forKey:expiry:)`` does nothing,
-        /// ``Hoard/retrieve(_:forKey:)`` returns `nil` and ``CachePolicy/cacheOnly`` throws
+        /// sharing it with concurrent calls), ``Hoard/store(_:forKey:expiry:)-(_,String,_)`` does nothing,
+        /// ``Hoard/retrieve(_:forKey:)-(_,String)`` returns `nil` and ``CachePolicy/cacheOnly`` throws
         /// ``HoardError/notCached(key:)``. Run an app's tests both ways to check that the cache
         /// changes how often work runs, never what it returns.
         public var isCachingEnabled: Bool
+        /// Where the cache's metrics go (hits and misses per tier, stores, evictions, fetch
+        /// durations; see *Monitoring* in the DocC article *Fetching through the cache*); `nil` (the default) means the factory the
+        /// application bootstrapped with `MetricsSystem.bootstrap(_:)` before creating the cache,
+        /// and with none bootstrapped nothing is recorded.
+        public var metricsFactory: (any MetricsFactory)?
         /// How long, in seconds, another process's ``Hoard/expireAll()`` may go unnoticed here
         /// (default 1): reads re-read the cache folder's small mark file at most this often. This
         /// process's own `expireAll()` applies at once. 0 reads it on every lookup.
@@ -103,6 +109,29 @@ extension Hoard {
             }
             return base.appendingPathComponent("hoard", isDirectory: true).appendingPathComponent(
                 name, isDirectory: true)
+        }
+
+        /// Checks every field: the name, then each limit, quality, interval and expiry.
+        ///
+        /// - Throws: ``HoardError/invalidName(_:)`` or ``HoardError/invalidValue(_:)`` naming the field.
+        func validate() throws(HoardError) {
+            try Self.validate(name: name)
+            do throws(InvalidValueError) {
+                if let directory, !directory.isFileURL {
+                    throw InvalidValueError(
+                        field: "Hoard.Configuration.directory", value: directory.absoluteString, requirement: "a file URL")
+                }
+                try InvalidValueError.check(memoryCountLimit, atLeast: 0, "Hoard.Configuration.memoryCountLimit")
+                try InvalidValueError.check(memoryCostLimit, atLeast: 0, "Hoard.Configuration.memoryCostLimit")
+                try InvalidValueError.check(diskSizeLimit, atLeast: 1, "Hoard.Configuration.diskSizeLimit")
+                try InvalidValueError.check(jpegQuality, in: 1...100, "Hoard.Configuration.jpegQuality")
+                try InvalidValueError.check(
+                    expirationMarkRefreshInterval, atLeast: 0, "Hoard.Configuration.expirationMarkRefreshInterval")
+                try defaultExpiry.validate("Hoard.Configuration.defaultExpiry")
+                try expirationPolicy.validate("Hoard.Configuration.expirationPolicy")
+            } catch {
+                throw .invalidValue(error)
+            }
         }
 
         /// Refuses names that are empty, too long, or anything but a single plain path component.

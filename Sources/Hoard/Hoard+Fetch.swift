@@ -77,6 +77,11 @@ extension Hoard {
         forKey key: String, policy: CachePolicy, expiry: @escaping @Sendable (T) -> Expiry?,
         expirationPolicy: ExpirationPolicy?, reset: Bool, fetch: @escaping @Sendable () async throws -> T
     ) async throws -> CacheEntry<T> {
+        do {
+            try expirationPolicy?.validate("expirationPolicy")
+        } catch {
+            throw HoardError.invalidValue(error)
+        }
         guard configuration.isCachingEnabled else {
             if policy == .cacheOnly { throw HoardError.notCached(key: key) }
             return try await fetchWithoutCache(forKey: key, fetch: fetch)
@@ -165,11 +170,14 @@ extension Hoard {
     /// Runs `fetch` once, reporting its start and its outcome.
     private func runFetch<T: Cachable>(forKey key: String, _ fetch: @Sendable () async throws -> T) async throws -> T {
         monitor.record(.fetchStarted(key: key))
+        let start = ContinuousClock.now
         do {
             let value = try await fetch()
+            monitor.metrics.recordFetch(duration: ContinuousClock.now - start)
             monitor.record(.fetchSucceeded(key: key))
             return value
         } catch {
+            monitor.metrics.recordFetch(duration: ContinuousClock.now - start)
             monitor.record(.fetchFailed(key: key, error: error))
             throw error
         }

@@ -38,9 +38,13 @@ extension Hoard {
     /// - Parameters:
     ///   - type: The type to read the value as.
     ///   - key: The key it was stored under.
+    /// A value stored as this type whose bytes no longer decode (the type changed in an app update)
+    /// is a miss: it is removed from both tiers, logged at warning level with the decoder's
+    /// message, and counted in ``HoardStatistics/undecodableEntries``.
+    ///
     /// - Returns: The value, from memory or (promoted to memory) from disk.
     /// - Throws: ``HoardError/typeMismatch(key:expected:stored:)`` when the value was stored as
-    ///   another type; ``HoardError/decodingFailed(key:type:underlying:)``; ``HoardError/disk(_:)``.
+    ///   another type (a programming error, not stale data); ``HoardError/disk(_:)``.
     public func retrieve<T: Cachable>(_ type: T.Type = T.self, forKey key: String) async throws -> T? {
         try lookUp(type, forKey: key, expirationPolicy: nil)?.value
     }
@@ -52,7 +56,7 @@ extension Hoard {
     ///   - type: The type to read the value as.
     ///   - key: The key it was stored under.
     /// - Returns: The entry, or `nil` when there is none or it has expired.
-    /// - Throws: As ``retrieve(_:forKey:)``.
+    /// - Throws: As ``retrieve(_:forKey:)-(_,String)``.
     public func entry<T: Cachable>(_ type: T.Type = T.self, forKey key: String) async throws -> CacheEntry<T>? {
         try lookUp(type, forKey: key, expirationPolicy: nil)
     }

@@ -27,8 +27,10 @@ extension Hoard {
     /// Records a hit or a miss. Expired values stay where they are (a fallback may still want them);
     /// the tiers' limits, trims and later stores take them out.
     ///
-    /// - Throws: ``HoardError/typeMismatch(key:expected:stored:)``,
-    ///   ``HoardError/decodingFailed(key:type:underlying:)``, ``HoardError/disk(_:)``.
+    /// An entry stored as `T` whose bytes no longer decode as `T` (the type changed in an app
+    /// update) is a miss: it is removed from both tiers, logged and counted.
+    ///
+    /// - Throws: ``HoardError/typeMismatch(key:expected:stored:)``, ``HoardError/disk(_:)``.
     func lookUp<T: Cachable>(
         _ type: T.Type, forKey key: String, expirationPolicy: ExpirationPolicy?
     ) throws -> CacheEntry<T>? {
@@ -69,11 +71,17 @@ extension Hoard {
     ///
     /// - Returns: When the value was stored and when it expires, or `nil` when it was refused
     ///   (then the key's previous value has been removed).
-    /// - Throws: ``HoardError/encodingFailed(key:type:underlying:)``, ``HoardError/disk(_:)``.
+    /// - Throws: ``HoardError/invalidValue(_:)`` for an expiry that is not finite;
+    ///   ``HoardError/encodingFailed(key:type:underlying:)``, ``HoardError/disk(_:)``.
     @discardableResult
     func write<T: Cachable>(_ object: T, forKey key: String, expiry: Expiry?) throws -> (
         cachedAt: Date, expiresAt: Date?
     )? {
+        do {
+            try expiry?.validate("expiry")
+        } catch {
+            throw HoardError.invalidValue(error)
+        }
         let now = configuration.now()
         let expiresAt = (expiry ?? configuration.defaultExpiry).expirationDate(from: now)
         let bytes = try encode(object, forKey: key)
@@ -134,7 +142,8 @@ extension Hoard {
     }
 
     /// The disk tier's value for `key`: fresh ones are promoted to memory; stale ones are decoded
-    /// only when `includingStale`, and left where they are.
+    /// only when `includingStale`, and left where they are. Bytes of the right type that do not
+    /// decode are removed from both tiers and give `nil`.
     private func diskEntry<T: Cachable>(
         _ type: T.Type, forKey key: String, freshness: Freshness, includingStale: Bool
     ) throws(HoardError) -> CacheEntry<T>? {
@@ -152,8 +161,12 @@ extension Hoard {
         do {
             value = try T.decode(payload)
         } catch {
-            logger.warning("Cached value does not decode", metadata: ["key": .string(key), "type": .string(expected)])
-            throw .decodingFailed(key: key, type: expected, underlying: error)
+            // Stored as this type by an earlier version of the app (a Codable type that changed
+            // since): stale data, not a programming error. It is a miss, and goes from every tier.
+            memory.removeValue(forKey: key)
+            try onDisk { try $0.remove(forKey: key) }
+            monitor.record(.undecodableRemoved(key: key, type: expected, reason: String(describing: error)))
+            return nil
         }
         if isFresh {
             // Promote with the remaining expiry: the disk entry's own dates travel with it.

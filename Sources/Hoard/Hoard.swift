@@ -1,3 +1,4 @@
+import CoreMetrics
 import Foundation
 import Logging
 
@@ -54,9 +55,12 @@ public final class Hoard: Sendable {
     ///
     /// - Parameter configuration: Name, folder, limits, default expiry, JPEG quality, logger, clock.
     /// - Throws: ``HoardError/invalidName(_:)`` for a name that is empty or could leave its folder;
-    ///   ``HoardError/disk(_:)`` when the folder cannot be created.
+    ///   ``HoardError/invalidValue(_:)`` naming a limit, quality, interval or expiry it cannot use
+    ///   (a disk limit of 0, a negative memory limit, a JPEG quality outside 1...100, a directory
+    ///   that is not a file URL, an interval or expiry that is not finite); ``HoardError/disk(_:)``
+    ///   when the folder cannot be created or is not a cache.
     public convenience init(configuration: Configuration) throws {
-        try Configuration.validate(name: configuration.name)
+        try configuration.validate()
         self.init(resolving: configuration)
         if case .failure(let error) = disk { throw error }
     }
@@ -66,10 +70,12 @@ public final class Hoard: Sendable {
         self.configuration = configuration
         self.directory = configuration.resolvedDirectory
         self.logger = configuration.logger
-        let monitor = HoardMonitor(logger: configuration.logger)
+        let metrics = HoardMetrics(
+            cacheName: configuration.name, factory: configuration.metricsFactory ?? MetricsSystem.factory)
+        let monitor = HoardMonitor(logger: configuration.logger, metrics: metrics)
         self.monitor = monitor
         memory = MemoryCache(
-            configuration: .init(
+            validated: .init(
                 countLimit: configuration.memoryCountLimit,
                 costLimit: configuration.memoryCostLimit,
                 evictionPolicy: configuration.memoryEvictionPolicy,

@@ -4,12 +4,12 @@ public enum HoardError: Error, Sendable {
     case typeMismatch(key: String, expected: String, stored: String)
     /// The value for `key` could not be encoded by its ``Cachable`` conformance.
     case encodingFailed(key: String, type: String, underlying: any Error)
-    /// The bytes stored for `key` did not decode as `type`.
-    case decodingFailed(key: String, type: String, underlying: any Error)
     /// The disk tier failed; the ``DiskCacheError`` names the path, the call and the errno.
     case disk(DiskCacheError)
     /// A configuration name that is empty or not a single plain folder name.
     case invalidName(String)
+    /// A value passed in a configuration or a call that Hoard cannot use; the error names it.
+    case invalidValue(InvalidValueError)
     /// ``CachePolicy/cacheOnly`` found no fresh value for `key` (and was not allowed to fetch one).
     case notCached(key: String)
     /// An error from a lower layer that Hoard does not classify.
@@ -20,6 +20,7 @@ public enum HoardError: Error, Sendable {
         switch error {
         case let error as HoardError: self = error
         case let error as DiskCacheError: self = .disk(error)
+        case let error as InvalidValueError: self = .invalidValue(error)
         default: self = .other(error)
         }
     }
@@ -32,12 +33,12 @@ extension HoardError: CustomStringConvertible {
             "Cache entry \"\(key)\" holds a \(stored), not a \(expected)"
         case .encodingFailed(let key, let type, let underlying):
             "Cannot encode \(type) for cache key \"\(key)\": \(underlying)"
-        case .decodingFailed(let key, let type, let underlying):
-            "Cache entry \"\(key)\" does not decode as \(type): \(underlying)"
         case .disk(let error):
             "Disk cache: \(error)"
         case .invalidName(let name):
             "Invalid cache name \"\(name)\": use letters, digits, '.', '-' and '_' (not '.' or '..')"
+        case .invalidValue(let error):
+            "Invalid value: \(error)"
         case .notCached(let key):
             "No fresh cached value for \"\(key)\" and the cache-only policy forbids fetching one"
         case .other(let error):

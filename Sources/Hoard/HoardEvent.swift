@@ -49,13 +49,17 @@ public enum HoardEvent: Sendable {
     case servedCached(key: String, isExpired: Bool)
     /// ``Hoard/expireAll()`` marked every value stored before `date` as expired.
     case expiredAll(before: Date)
+    /// An entry stored as `type` no longer decodes as `type` (the type changed since it was
+    /// stored): it was removed from every tier and the read was a miss. `reason` is the decoder's
+    /// message.
+    case undecodableRemoved(key: String, type: String, reason: String)
 
     /// The key the event is about, or `nil` for events about the whole cache.
     public var key: String? {
         switch self {
         case .hit(let key, _), .miss(let key), .stored(let key, _), .storeRefused(let key, _), .removed(let key),
             .fetchStarted(let key), .fetchCoalesced(let key), .fetchSucceeded(let key), .fetchFailed(let key, _),
-            .servedCached(let key, _):
+            .servedCached(let key, _), .undecodableRemoved(let key, _, _):
             key
         case .removedAll, .evicted, .expiredAll:
             nil
@@ -81,6 +85,8 @@ extension HoardEvent: CustomStringConvertible {
         case .servedCached(let key, let isExpired):
             "fetch failed, served the cached \(isExpired ? "expired " : "")value of \"\(key)\""
         case .expiredAll(let date): "expired every value stored before \(date)"
+        case .undecodableRemoved(let key, let type, let reason):
+            "removed \"\(key)\": it no longer decodes as \(type) (\(reason))"
         }
     }
 }

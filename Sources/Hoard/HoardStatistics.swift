@@ -32,6 +32,8 @@ public struct HoardStatistics: Sendable, Hashable {
     public var failedFetches = 0
     /// Times ``CachePolicy/networkElseCache`` returned a cached value because its fetch failed.
     public var cachedFallbacks = 0
+    /// Entries removed because their bytes no longer decode as their type (each also a miss).
+    public var undecodableEntries = 0
     /// The values in the memory tier now.
     public var memoryCount = 0
     /// The bytes the memory tier holds now: pixel bytes for images, encoded bytes otherwise.
@@ -76,6 +78,7 @@ public struct HoardStatistics: Sendable, Hashable {
         case .fetchCoalesced: coalescedFetches += 1
         case .fetchFailed: failedFetches += 1
         case .servedCached: cachedFallbacks += 1
+        case .undecodableRemoved: undecodableEntries += 1
         case .fetchSucceeded, .removed, .removedAll, .expiredAll: break
         }
     }

@@ -25,4 +25,14 @@ enum TypedPayload {
         guard let name = String(validating: nameBytes, as: UTF8.self) else { return nil }
         return (name, Data(data[(start + 2 + length)...]))
     }
+
+    /// The type name at the start of `bytes` (the payload's first bytes, possibly not all of it),
+    /// or `nil` when they do not hold a whole one.
+    static func typeName(prefixing bytes: ArraySlice<UInt8>) -> String? {
+        guard bytes.count >= 2 else { return nil }
+        let start = bytes.startIndex
+        let length = Int(bytes[start]) << 8 | Int(bytes[start + 1])
+        guard bytes.count >= 2 + length else { return nil }
+        return String(validating: bytes[(start + 2)..<(start + 2 + length)], as: UTF8.self)
+    }
 }

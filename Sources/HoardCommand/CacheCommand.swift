@@ -97,12 +97,30 @@ extension CacheCommand {
 
     struct Remove: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "remove", abstract: "Remove the value under a key.")
-        @Argument(help: "The key.") var key: String
+            commandName: "remove",
+            abstract: "Remove the value under a key, or every value whose key starts with a prefix.",
+            discussion: """
+                --prefix reads every entry's header (a scan of the cache folder), for example to drop \
+                every thumbnail and the original of one URL: --prefix "thumbnail/v2 https://example.com/a.jpg".
+                """)
+        @Argument(help: "The key.") var key: String?
+        @Option(name: .long, help: ArgumentHelp("Remove every key that starts with this.", valueName: "PREFIX"))
+        var prefix: String?
         @OptionGroup var cacheOptions: CacheOptions
 
+        func validate() throws {
+            guard (key == nil) != (prefix == nil) else { throw ValidationError("give either KEY or --prefix PREFIX") }
+            if prefix?.isEmpty == true { throw ValidationError("--prefix cannot be empty: use hoard cache clear") }
+        }
+
         func run() async throws {
-            try await cacheOptions.openHoard().remove(forKey: key)
+            let hoard = try cacheOptions.openHoard()
+            if let prefix {
+                let removed = try await hoard.removeAll { $0.hasPrefix(prefix) }
+                print("removed \(removed) entries")
+            } else if let key {
+                try await hoard.remove(forKey: key)
+            }
         }
     }
 

@@ -39,6 +39,27 @@ struct CacheCommandTests {
         #expect(try await HoardTool.run(["cache", "list"] + cache).standardOutput.isEmpty)
     }
 
+    @Test("remove --prefix removes exactly the keys with that prefix; KEY and --prefix are exclusive")
+    func removeByPrefix() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let cache = ["--cache", scratch.path("cache")]
+        try Data("value".utf8).write(to: URL(fileURLWithPath: scratch.path("blob")))
+        let keys = ["img/a.jpg 64", "img/a.jpg 128", "img/a.jpgx 64", "img/b.jpg 64", "other"]
+        for key in keys {
+            #expect(try await HoardTool.run(["cache", "put", key, scratch.path("blob")] + cache).status == 0)
+        }
+        let removed = try await HoardTool.run(["cache", "remove", "--prefix", "img/a.jpg "] + cache)
+        #expect(removed.status == 0 && removed.standardOutput == "removed 2 entries\n", "\(removed.standardError)")
+        let list = try await HoardTool.run(["cache", "list"] + cache)
+        let left = list.standardOutput.split(separator: "\n").compactMap { $0.split(separator: "\t").last.map(String.init) }
+        #expect(left == ["img/a.jpgx 64", "img/b.jpg 64", "other"])
+        for arguments in [["cache", "remove"], ["cache", "remove", "other", "--prefix", "x"], ["cache", "remove", "--prefix", ""]] {
+            let outcome = try await HoardTool.run(arguments + cache)
+            #expect(outcome.status == 64, "\(arguments): \(outcome.standardError)")
+        }
+    }
+
     @Test("--version prints the version")
     func version() async throws {
         let outcome = try await HoardTool.run(["--version"])

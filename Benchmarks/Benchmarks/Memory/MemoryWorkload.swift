@@ -55,7 +55,7 @@ enum MemoryWorkload: CaseIterable, CustomStringConvertible {
         init(workload: MemoryWorkload, policy: EvictionPolicy) {
             self.workload = workload
             let countLimit = workload == .getHit || workload == .getMiss ? Int.max : MemoryWorkload.evictingCountLimit
-            cache = MemoryCache(configuration: .init(countLimit: countLimit, evictionPolicy: policy))
+            cache = Self.unwrap { try MemoryCache(configuration: .init(countLimit: countLimit, evictionPolicy: policy)) }
             switch workload {
             case .getHit:
                 keys = Traces.cachedKeys
@@ -71,7 +71,7 @@ enum MemoryWorkload: CaseIterable, CustomStringConvertible {
                 trace = Traces.zipf
             }
             if countLimit == .max {
-                for key in Traces.cachedKeys { cache.setValue(value, forKey: key) }
+                for key in Traces.cachedKeys { Self.unwrap { try cache.setValue(value, forKey: key) } }
             }
         }
 
@@ -91,12 +91,17 @@ enum MemoryWorkload: CaseIterable, CustomStringConvertible {
             return hits.load(ordering: .relaxed)
         }
 
+        /// The result of `body`, which cannot fail with the constant, valid arguments used here.
+        private static func unwrap<T>(_ body: () throws -> T) -> T {
+            do { return try body() } catch { preconditionFailure("benchmark setup failed: \(error)") }
+        }
+
         private func replay(_ operations: Range<Int>) -> Int {
             var hits = 0
             for index in operations {
                 let key = keys[Int(trace[index % trace.count])]
                 if workload.isWrite(index) {
-                    cache.setValue(value, forKey: key)
+                    Self.unwrap { try cache.setValue(value, forKey: key) }
                 } else if cache.value(forKey: key) != nil {
                     hits += 1
                 }

@@ -3,7 +3,7 @@ import Hoard
 
 /// MemoryCache set and get (hit) with every eviction policy: 100k String keys "k<i>", 16-byte
 /// values, one thread, as `memcache_bench.swift` measures NSCache and `Mutex<[String: Data]>`.
-func measureMemory(repetitions: Int) {
+func measureMemory(repetitions: Int) throws {
     let count = 100_000
     let keys = (0..<count).map { "k\($0)" }
     let value = Data(repeating: 7, count: 16)
@@ -11,8 +11,8 @@ func measureMemory(repetitions: Int) {
         var sets: [Double] = []
         var gets: [Double] = []
         for _ in 0..<repetitions {
-            let cache = MemoryCache<String, Data>(configuration: .init(evictionPolicy: policy))
-            sets.append(Double(count) / seconds { for key in keys { cache.setValue(value, forKey: key) } })
+            let cache = try MemoryCache<String, Data>(configuration: .init(evictionPolicy: policy))
+            sets.append(Double(count) / (try seconds { for key in keys { try cache.setValue(value, forKey: key) } }))
             var found = 0
             gets.append(
                 Double(count) / seconds { for key in keys where cache.value(forKey: key) != nil { found += 1 } })

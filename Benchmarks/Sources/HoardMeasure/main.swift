@@ -57,7 +57,7 @@ case "codec" where positional.count >= 2:
 case "resize" where positional.count >= 2:
     try measureResize(jpegPath: positional[1], seconds: arguments.options["--seconds"].flatMap(Double.init) ?? 2)
 case "memory":
-    measureMemory(repetitions: arguments.integer(at: 1, default: 5))
+    try measureMemory(repetitions: arguments.integer(at: 1, default: 5))
 case "disk" where positional.count >= 2:
     try measureDisk(
         base: URL(fileURLWithPath: positional[1]), repetitions: arguments.integer(at: 2, default: 5),

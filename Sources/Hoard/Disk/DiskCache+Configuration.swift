@@ -44,7 +44,7 @@ extension DiskCache {
         /// Creates a configuration.
         ///
         /// - Parameters:
-        ///   - sizeLimit: The byte limit; must be positive. Default 256 MiB.
+        ///   - sizeLimit: The byte limit, at least 1. Default 256 MiB.
         ///   - lowWaterMarkRatio: Where a trim stops, as a fraction of `sizeLimit`, in (0, 1].
         ///   - recencyUpdateInterval: The granularity of recency tracking, in seconds.
         ///   - rescanInterval: How often writes re-scan the folder, in seconds.
@@ -61,10 +61,6 @@ extension DiskCache {
             logger: Logger = Logger(label: "Hoard.DiskCache"),
             now: @escaping @Sendable () -> Date = { Date() }
         ) {
-            precondition(sizeLimit > 0, "DiskCache.Configuration.sizeLimit must be positive, got \(sizeLimit)")
-            precondition(
-                lowWaterMarkRatio > 0 && lowWaterMarkRatio <= 1,
-                "DiskCache.Configuration.lowWaterMarkRatio must be in (0, 1], got \(lowWaterMarkRatio)")
             self.sizeLimit = sizeLimit
             self.lowWaterMarkRatio = lowWaterMarkRatio
             self.recencyUpdateInterval = recencyUpdateInterval
@@ -72,6 +68,22 @@ extension DiskCache {
             self.abandonedTemporaryFileAge = abandonedTemporaryFileAge
             self.logger = logger
             self.now = now
+        }
+
+        /// Checks every limit, ratio and interval; ``DiskCache/init(directory:configuration:)`` calls it.
+        ///
+        /// - Throws: ``InvalidValueError`` naming the field.
+        func validate() throws(InvalidValueError) {
+            try InvalidValueError.check(sizeLimit, atLeast: 1, "DiskCache.Configuration.sizeLimit")
+            guard lowWaterMarkRatio > 0, lowWaterMarkRatio <= 1 else {
+                throw InvalidValueError(
+                    field: "DiskCache.Configuration.lowWaterMarkRatio", value: "\(lowWaterMarkRatio)",
+                    requirement: "more than 0 and at most 1")
+            }
+            try InvalidValueError.check(recencyUpdateInterval, atLeast: 0, "DiskCache.Configuration.recencyUpdateInterval")
+            try InvalidValueError.check(rescanInterval, atLeast: 0, "DiskCache.Configuration.rescanInterval")
+            try InvalidValueError.check(
+                abandonedTemporaryFileAge, atLeast: 0, "DiskCache.Configuration.abandonedTemporaryFileAge")
         }
 
         /// The byte count a trim removes down to.

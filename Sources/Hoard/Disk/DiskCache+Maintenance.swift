@@ -50,6 +50,35 @@ extension DiskCache {
         return removed
     }
 
+    /// Removes every entry that `shouldRemove` picks by its key and the first bytes of its value.
+    ///
+    /// Reads each entry file's header and the payload bytes that come with it (up to 16 KiB,
+    /// unverified: enough to recognise a type tag), never whole payloads.
+    ///
+    /// - Parameter shouldRemove: Given each live entry's key and payload prefix.
+    /// - Returns: The keys of the entries removed.
+    /// - Throws: ``DiskCacheError/directoryUnavailable(path:call:errno:)`` or
+    ///   ``DiskCacheError/readFailed(path:call:errno:)``.
+    /// - Complexity: O(m) file opens and header reads for m entry files.
+    @discardableResult
+    func removeEntries(where shouldRemove: (_ key: String, _ payloadPrefix: ArraySlice<UInt8>) -> Bool) throws -> [String] {
+        let now = configuration.now()
+        var removed: [String] = []
+        for file in try scanEntryFiles() {
+            guard
+                let entry = try readEntryFile(
+                    at: file.path, fileName: file.fileName, expectedKey: nil, options: [.payloadPrefix], now: now
+                ).file,
+                shouldRemove(entry.header.key, entry.payloadPrefix ?? [])
+            else { continue }
+            if removeScannedFile(ScannedFile(path: file.path, fileName: file.fileName, status: entry.status)) {
+                noteRemoval(byteCount: entry.status.byteCount)
+                removed.append(entry.header.key)
+            }
+        }
+        return removed
+    }
+
     /// Removes every entry created before `date` (by the header's creation date, not by last use).
     ///
     /// ```swift

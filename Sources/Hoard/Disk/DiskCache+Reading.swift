@@ -19,6 +19,9 @@ extension DiskCache {
         static let markUsed = ReadOptions(rawValue: 2)
         /// Return an expired entry instead of removing it (it is then not marked used either).
         static let keepExpired = ReadOptions(rawValue: 4)
+        /// Keep the payload's first bytes that the header read brought along (up to 16 KiB, not
+        /// verified), for a look at what the entry holds without reading it all.
+        static let payloadPrefix = ReadOptions(rawValue: 8)
     }
 
     /// A verified entry file.
@@ -27,6 +30,8 @@ extension DiskCache {
         var status: FileStatus
         /// The verified payload, when ``ReadOptions/payload`` was asked for.
         var payload: Data?
+        /// The payload's first bytes (unverified), when ``ReadOptions/payloadPrefix`` was asked for.
+        var payloadPrefix: ArraySlice<UInt8>?
     }
 
     /// What a read found at an entry path.
@@ -139,7 +144,8 @@ extension DiskCache {
             // Best effort: a file owned by another user cannot be touched, and that only costs recency.
             _ = FileSystem.setTimes(descriptor, to: now)
         }
-        return .found(EntryFile(header: header, status: status, payload: payload))
+        let payloadPrefix = options.contains(.payloadPrefix) ? prefix[min(header.byteCount, prefix.count)...] : nil
+        return .found(EntryFile(header: header, status: status, payload: payload, payloadPrefix: payloadPrefix))
     }
 
     /// Removes the file at `path` if it is still the file described by `status` (another process may

@@ -79,11 +79,18 @@ public final class DiskCache: Sendable {
     /// - Throws: ``DiskCacheError/directoryUnavailable(path:call:errno:)`` when the folder cannot
     ///   be created; ``DiskCacheError/notACache(path:)`` when it holds files and no marker;
     ///   ``DiskCacheError/unsupportedFormat(path:marker:)`` when another version made it;
-    ///   ``DiskCacheError/notAFileURL(_:)``.
+    ///   ``DiskCacheError/notAFileURL(_:)``; ``DiskCacheError/invalidValue(_:)`` for a
+    ///   configuration value it cannot use (a size limit of 0, a ratio outside (0, 1], an interval
+    ///   that is not finite or is negative).
     /// - Complexity: O(1) for a marked folder; O(n) in the entries of an unmarked one, which is
     ///   listed once. The first write scans the folder.
     public init(directory: URL, configuration: Configuration = Configuration()) throws {
         guard directory.isFileURL else { throw DiskCacheError.notAFileURL(directory.absoluteString) }
+        do {
+            try configuration.validate()
+        } catch {
+            throw DiskCacheError.invalidValue(error)
+        }
         self.directory = directory
         self.configuration = configuration
         let path = directory.standardizedFileURL.path(percentEncoded: false)
@@ -108,7 +115,8 @@ public final class DiskCache: Sendable {
     ///   - expiry: When the entry stops being returned; default ``Expiry/never``.
     /// - Throws: ``DiskCacheError/writeFailed(path:call:errno:)`` naming the file, the call and the
     ///   errno (`ENOSPC` for a full disk, `EROFS`/`EACCES` for an unwritable folder; existing entries
-    ///   stay readable); ``DiskCacheError/keyTooLong(byteCount:maximum:)``.
+    ///   stay readable); ``DiskCacheError/keyTooLong(byteCount:maximum:)``;
+    ///   ``DiskCacheError/invalidValue(_:)`` for an expiry that is not finite.
     /// - Complexity: O(n) in the size of `data` (one checksum pass and one write); a trim, when
     ///   due, is O(m log m) in the number of entries.
     public func store(_ data: Data, forKey key: String, expiry: Expiry = .never) throws {
@@ -116,16 +124,16 @@ public final class DiskCache: Sendable {
         guard keyByteCount <= Self.maximumKeyByteCount else {
             throw DiskCacheError.keyTooLong(byteCount: keyByteCount, maximum: Self.maximumKeyByteCount)
         }
+        do {
+            try expiry.validate("DiskCache.store(_:forKey:expiry:) expiry")
+        } catch {
+            throw DiskCacheError.invalidValue(error)
+        }
         let now = configuration.now()
-        var expirationDate = expiry.expirationDate(from: now)
-        if let date = expirationDate {
-            let interval = date.timeIntervalSinceReferenceDate
-            if interval == .infinity {
-                expirationDate = nil
-            } else if interval.isNaN || date <= now {
-                try remove(forKey: key)
-                return
-            }
+        let expirationDate = expiry.expirationDate(from: now)
+        if let date = expirationDate, date <= now {
+            try remove(forKey: key)
+            return
         }
         let header = Entry.Header(
             key: key, creationDate: now, expirationDate: expirationDate,

@@ -49,6 +49,8 @@ public enum DiskCacheError: Error, Sendable, Hashable {
     case unsupportedFormat(path: String, marker: String)
     /// The cache's location is not a `file:` URL.
     case notAFileURL(String)
+    /// A configuration value or argument the cache cannot use; the error names it.
+    case invalidValue(InvalidValueError)
 }
 
 extension DiskCacheError {
@@ -58,7 +60,7 @@ extension DiskCacheError {
         case .directoryUnavailable(_, _, let code), .writeFailed(_, _, let code), .readFailed(_, _, let code),
             .removeFailed(_, _, let code):
             code
-        case .keyTooLong, .hashUnavailable, .notACache, .foreignItem, .unsupportedFormat, .notAFileURL:
+        case .keyTooLong, .hashUnavailable, .notACache, .foreignItem, .unsupportedFormat, .notAFileURL, .invalidValue:
             nil
         }
     }
@@ -71,7 +73,7 @@ extension DiskCacheError {
             .removeFailed(let path, _, _), .notACache(let path), .foreignItem(let path, _),
             .unsupportedFormat(let path, _):
             path
-        case .keyTooLong, .hashUnavailable, .notAFileURL:
+        case .keyTooLong, .hashUnavailable, .notAFileURL, .invalidValue:
             nil
         }
     }
@@ -102,6 +104,8 @@ extension DiskCacheError: CustomStringConvertible {
             "\(path) holds a cache of a format this version of Hoard cannot use (its marker says \"\(marker)\")"
         case .notAFileURL(let url):
             "A disk cache needs a file URL, got \(url)"
+        case .invalidValue(let error):
+            "Invalid value: \(error)"
         }
     }
 

@@ -9,9 +9,14 @@ extension Image {
     ///
     /// - Parameter compressionLevel: zlib level 0 (fastest) to 9 (smallest); default 6, libpng's.
     /// - Returns: A complete PNG file.
-    /// - Throws: ``ImageError/encodingFailed(_:message:)`` with libpng's message.
+    /// - Throws: ``ImageError/invalidValue(_:)`` for a level outside 0...9;
+    ///   ``ImageError/encodingFailed(_:message:)`` with libpng's message.
     public func pngData(compressionLevel: Int = 6) throws(ImageError) -> Data {
-        precondition((0...9).contains(compressionLevel), "PNG compression level must be 0...9")
+        do {
+            try InvalidValueError.check(compressionLevel, in: 0...9, "Image.pngData(compressionLevel:)")
+        } catch {
+            throw .invalidValue(error)
+        }
         return try encode(.png) { pixels, output, size, result in
             hoard_png_encode(
                 pixels, UInt32(width), UInt32(height), UInt32(format.channelCount),

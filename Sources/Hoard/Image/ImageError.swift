@@ -26,6 +26,8 @@ public enum ImageError: Error, Sendable, Hashable {
     case pixelCountMismatch(expected: Int, actual: Int)
     /// A JPEG quality outside 1...100.
     case invalidQuality(Int)
+    /// Another argument Hoard cannot use (a box of 0 pixels, a compression level outside 0...9).
+    case invalidValue(InvalidValueError)
 }
 
 extension ImageError: CustomStringConvertible {
@@ -54,6 +56,8 @@ extension ImageError: CustomStringConvertible {
             "Pixel buffer holds \(actual) bytes, expected \(expected)"
         case .invalidQuality(let quality):
             "JPEG quality \(quality) is outside 1...100"
+        case .invalidValue(let error):
+            "Invalid value: \(error)"
         }
     }
 

@@ -10,7 +10,7 @@ extension MemoryCache {
     /// - Returns: The number of entries evicted.
     /// - Complexity: O(1) amortized.
     func setValueCountingEvictions(_ value: Value, forKey key: Key, cost: Int, expiration: Date?) -> Int {
-        precondition(cost >= 0, "MemoryCache cost must not be negative, got \(cost) for key \(key)")
+        assert(cost >= 0, "Hoard's costs are byte counts")
         return storage.withLock { storage in
             let before = storage.statistics.evictions
             storage.setValue(value, forKey: key, cost: cost, expiration: expiration)

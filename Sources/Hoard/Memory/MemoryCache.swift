@@ -32,9 +32,17 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     ///
     /// - Parameter configuration: Limits, eviction policy, default expiry, cost function and clock;
     ///   unlimited LRU without expiry by default.
-    /// - Precondition: The limits are not negative.
+    /// - Throws: ``InvalidValueError`` for a negative limit or a default expiry that is not finite.
     /// - Complexity: O(1).
-    public init(configuration: Configuration = .init()) {
+    public convenience init(configuration: Configuration = .init()) throws(InvalidValueError) {
+        try InvalidValueError.check(configuration.countLimit, atLeast: 0, "MemoryCache.Configuration.countLimit")
+        try InvalidValueError.check(configuration.costLimit, atLeast: 0, "MemoryCache.Configuration.costLimit")
+        try configuration.defaultExpiry.validate("MemoryCache.Configuration.defaultExpiry")
+        self.init(validated: configuration)
+    }
+
+    /// Creates an empty cache from a configuration already checked (``Hoard`` checks its own).
+    init(validated configuration: Configuration) {
         self.configuration = configuration
         self.storage = Lock(
             MemoryCacheStorage(
@@ -71,7 +79,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     /// current value is removed.
     ///
     /// ```swift
-    /// cache.setValue(image, forKey: url, cost: image.pixels.count, expiry: .seconds(600))
+    /// try cache.setValue(image, forKey: url, cost: image.pixels.count, expiry: .seconds(600))
     /// ```
     ///
     /// - Parameters:
@@ -80,12 +88,16 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     ///   - cost: The value's cost, usually its size in bytes, at least 0. When `nil`, the
     ///     configuration's ``Configuration/cost`` function decides (0 by default).
     ///   - expiry: When the value expires. When `nil`, ``Configuration/defaultExpiry`` applies.
-    /// - Precondition: The cost is not negative.
+    /// - Throws: ``InvalidValueError`` for a negative cost (given, or from the configuration's
+    ///   cost function) or an expiry that is not finite; the key's current value is kept.
     /// - Complexity: O(1) amortized: each stored entry is evicted at most once.
     @inlinable
-    public func setValue(_ value: Value, forKey key: Key, cost: Int? = nil, expiry: Expiry? = nil) {
+    public func setValue(
+        _ value: Value, forKey key: Key, cost: Int? = nil, expiry: Expiry? = nil
+    ) throws(InvalidValueError) {
         let cost = cost ?? configuration.cost(value)
-        precondition(cost >= 0, "MemoryCache cost must not be negative, got \(cost) for key \(key)")
+        try InvalidValueError.check(cost, atLeast: 0, "MemoryCache.setValue(_:forKey:cost:expiry:) cost")
+        try expiry?.validate("MemoryCache.setValue(_:forKey:cost:expiry:) expiry")
         let expiration: Date?
         switch expiry ?? configuration.defaultExpiry {
         case .never:
@@ -129,7 +141,9 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     /// The value stored for `key`; assigning `nil` removes it.
     ///
     /// Reading is ``value(forKey:)``; assigning a value is ``setValue(_:forKey:cost:expiry:)`` with
-    /// the configuration's cost function and default expiry.
+    /// the configuration's cost function and default expiry. A setter cannot throw, so a value that
+    /// the cost function prices below 0 is not stored (and the key's old value is removed): use
+    /// `setValue` to be told.
     ///
     /// ```swift
     /// cache["greeting"] = "hello"
@@ -145,7 +159,8 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         }
         set {
             if let newValue {
-                setValue(newValue, forKey: key)
+                // A setter cannot throw: a value the cost function prices below 0 is not stored.
+                do { try setValue(newValue, forKey: key) } catch { removeValue(forKey: key) }
             } else {
                 removeValue(forKey: key)
             }
@@ -167,6 +182,21 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     public func removeExpiredValues() -> Int {
         let now = configuration.now()
         return storage.withLock { $0.removeExpiredValues(now: now) }
+    }
+
+    /// Removes every value whose key and value `shouldRemove` accepts, expired or not.
+    ///
+    /// ```swift
+    /// cache.removeValues { key, _ in key.hasPrefix("https://example.com/a.jpg ") }
+    /// ```
+    ///
+    /// - Parameter shouldRemove: Called once per entry, under the cache's lock: keep it quick, and
+    ///   do not call back into the cache.
+    /// - Returns: The keys of the values removed.
+    /// - Complexity: O(*n*), where *n* is the number of entries.
+    @discardableResult
+    public func removeValues(where shouldRemove: @Sendable (Key, Value) -> Bool) -> [Key] {
+        storage.withLock { $0.removeValues(where: shouldRemove) }
     }
 
     /// The number of entries, including expired ones that have not been looked up yet.

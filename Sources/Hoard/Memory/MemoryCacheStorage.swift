@@ -55,8 +55,7 @@ struct MemoryCacheStorage<Key: Hashable, Value> {
     var count: Int { entries.count }
 
     init(countLimit: Int, costLimit: Int, policy: EvictionPolicy) {
-        precondition(countLimit >= 0, "MemoryCache countLimit must not be negative, got \(countLimit)")
-        precondition(costLimit >= 0, "MemoryCache costLimit must not be negative, got \(costLimit)")
+        assert(countLimit >= 0 && costLimit >= 0, "MemoryCache.init checks the limits")
         self.countLimit = countLimit
         self.costLimit = costLimit
         self.slotOfKey = [:]
@@ -149,6 +148,15 @@ struct MemoryCacheStorage<Key: Hashable, Value> {
         }
         statistics.expirations += expired.count
         return expired.count
+    }
+
+    /// Removes every entry whose key and value `shouldRemove` accepts; returns their keys.
+    mutating func removeValues(where shouldRemove: @Sendable (Key, Value) -> Bool) -> [Key] {
+        let chosen = slotOfKey.filter { shouldRemove($0.key, entries[$0.value].value) }
+        for slot in chosen.values {
+            removeEntry(at: slot)
+        }
+        return Array(chosen.keys)
     }
 
     // MARK: - Helpers

@@ -1,7 +1,8 @@
 import Logging
 
-/// Counts ``HoardEvent``s into ``HoardStatistics``, hands them to the observers' streams, and logs
-/// them: every event at debug level, failed fetches (other than cancellations) as warnings.
+/// Counts ``HoardEvent``s into ``HoardStatistics`` and swift-metrics (``HoardMetrics``), hands them
+/// to the observers' streams, and logs them: every event at debug level, failed fetches (other
+/// than cancellations) and removed undecodable entries as warnings.
 final class HoardMonitor: Sendable {
     /// An observer's stream: every event, or one key's and the cache-wide ones.
     private struct Subscriber {
@@ -24,11 +25,14 @@ final class HoardMonitor: Sendable {
     }
 
     let logger: Logger
+    /// The same counts, published through swift-metrics.
+    let metrics: HoardMetrics
     /// All mutable state; touched only inside `withLock`.
     private let state = Lock(State())
 
-    init(logger: Logger) {
+    init(logger: Logger, metrics: HoardMetrics) {
         self.logger = logger
+        self.metrics = metrics
     }
 
     /// Counts `event`, yields it to the observers that want it, and logs it.
@@ -42,6 +46,7 @@ final class HoardMonitor: Sendable {
                 subscriber.continuation.yield(event)
             }
         }
+        metrics.record(event)
         switch event {
         case .fetchFailed(let key, let error) where !(error is CancellationError):
             logger.warning("Fetch failed", metadata: ["key": .string(key), "error": .string("\(error)")])
@@ -49,6 +54,10 @@ final class HoardMonitor: Sendable {
             logger.warning(
                 "Fetch failed; serving the cached value",
                 metadata: ["key": .string(key), "expired": .stringConvertible(isExpired)])
+        case .undecodableRemoved(let key, let type, let reason):
+            logger.warning(
+                "Cached value no longer decodes; removed it",
+                metadata: ["key": .string(key), "type": .string(type), "error": .string(reason)])
         default:
             logger.debug("\(event)")
         }

@@ -111,7 +111,8 @@ struct DiskCacheTests {
         try cache.store(Data("s".utf8), forKey: "seconds", expiry: .seconds(60))
         try cache.store(Data("d".utf8), forKey: "date", expiry: .date(fixture.clock.now.addingTimeInterval(120)))
         try cache.store(Data("n".utf8), forKey: "never", expiry: .never)
-        try cache.store(Data("i".utf8), forKey: "infinite", expiry: .seconds(.infinity))
+        // An expiry that is not finite is refused: nothing is stored.
+        #expect(throws: DiskCacheError.self) { try cache.store(Data("i".utf8), forKey: "infinite", expiry: .seconds(.infinity)) }
         fixture.clock.advance(by: 59)
         #expect(try cache.data(forKey: "seconds") == Data("s".utf8))
         fixture.clock.advance(by: 1)  // exactly at the expiration date: expired
@@ -122,7 +123,7 @@ struct DiskCacheTests {
         #expect(try cache.data(forKey: "date") == nil)
         fixture.clock.advance(by: 1e9)
         #expect(try cache.data(forKey: "never") == Data("n".utf8))
-        #expect(try cache.data(forKey: "infinite") == Data("i".utf8))
+        #expect(try cache.data(forKey: "infinite") == nil)
     }
 
     @Test("Storing with an expiry already past stores nothing and drops the old value")
@@ -133,8 +134,16 @@ struct DiskCacheTests {
         try fixture.cache.store(Data("new".utf8), forKey: "k", expiry: .seconds(0))
         #expect(try fixture.cache.data(forKey: "k") == nil)
         try fixture.cache.store(Data("new".utf8), forKey: "k", expiry: .date(.distantPast))
-        try fixture.cache.store(Data("new".utf8), forKey: "k", expiry: .seconds(.nan))
         #expect(fixture.files.isEmpty)
+        // A NaN expiry is refused with the field and the value, and keeps what was there.
+        try fixture.cache.store(Data("kept".utf8), forKey: "k")
+        #expect(
+            throws: DiskCacheError.invalidValue(
+                InvalidValueError(
+                    field: "DiskCache.store(_:forKey:expiry:) expiry", value: ".seconds(nan)",
+                    requirement: "a finite number of seconds"))
+        ) { try fixture.cache.store(Data("new".utf8), forKey: "k", expiry: .seconds(.nan)) }
+        #expect(try fixture.cache.data(forKey: "k") == Data("kept".utf8))
     }
 
     @Test("removeExpired removes exactly the expired entries")

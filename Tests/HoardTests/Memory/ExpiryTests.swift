@@ -9,7 +9,7 @@ extension MemoryTests {
         static let start = Date(timeIntervalSinceReferenceDate: 1_000)
 
         @Test("computes expiration dates")
-        func expirationDates() {
+        func expirationDates() throws {
             #expect(Expiry.never.expirationDate(from: Self.start) == nil)
             #expect(Expiry.seconds(60).expirationDate(from: Self.start) == Self.start.addingTimeInterval(60))
             #expect(Expiry.seconds(-5).expirationDate(from: Self.start) == Self.start.addingTimeInterval(-5))
@@ -18,18 +18,18 @@ extension MemoryTests {
         }
 
         @Test("an entry expires at its expiration date, not after")
-        func expiresAtTheDate() {
+        func expiresAtTheDate() throws {
             #expect(Self.start.hasExpired(at: Self.start))
             #expect(!Self.start.hasExpired(at: Self.start.addingTimeInterval(-0.001)))
         }
 
         @Test("a memory cache never returns an expired entry and removes it when seen")
-        func memoryCacheExpiry() {
+        func memoryCacheExpiry() throws {
             let clock = TestClock(Self.start)
-            let cache = MemoryCache<String, Int>(configuration: .init(now: { clock.now }))
-            cache.setValue(1, forKey: "short", cost: 5, expiry: .seconds(10))
-            cache.setValue(2, forKey: "fixed", cost: 5, expiry: .date(Self.start.addingTimeInterval(20)))
-            cache.setValue(3, forKey: "forever", cost: 5)
+            let cache = try MemoryCache<String, Int>(configuration: .init(now: { clock.now }))
+            try cache.setValue(1, forKey: "short", cost: 5, expiry: .seconds(10))
+            try cache.setValue(2, forKey: "fixed", cost: 5, expiry: .date(Self.start.addingTimeInterval(20)))
+            try cache.setValue(3, forKey: "forever", cost: 5)
 
             clock.advance(by: 9.999)
             #expect(cache.value(forKey: "short") == 1)
@@ -54,33 +54,33 @@ extension MemoryTests {
         }
 
         @Test("removeValue does not return an expired value")
-        func removeExpired() {
+        func removeExpired() throws {
             let clock = TestClock(Self.start)
-            let cache = MemoryCache<String, Int>(configuration: .init(now: { clock.now }))
-            cache.setValue(1, forKey: "a", expiry: .seconds(1))
+            let cache = try MemoryCache<String, Int>(configuration: .init(now: { clock.now }))
+            try cache.setValue(1, forKey: "a", expiry: .seconds(1))
             clock.advance(by: 1)
             #expect(cache.removeValue(forKey: "a") == nil)
             #expect(cache.count == 0)
         }
 
         @Test("a value that has already expired is not stored and removes the old one")
-        func alreadyExpired() {
+        func alreadyExpired() throws {
             let clock = TestClock(Self.start)
-            let cache = MemoryCache<String, Int>(configuration: .init(now: { clock.now }))
-            cache.setValue(1, forKey: "a")
-            cache.setValue(2, forKey: "a", expiry: .seconds(0))
+            let cache = try MemoryCache<String, Int>(configuration: .init(now: { clock.now }))
+            try cache.setValue(1, forKey: "a")
+            try cache.setValue(2, forKey: "a", expiry: .seconds(0))
             #expect(cache.count == 0)
-            cache.setValue(3, forKey: "b", expiry: .date(Self.start.addingTimeInterval(-1)))
+            try cache.setValue(3, forKey: "b", expiry: .date(Self.start.addingTimeInterval(-1)))
             #expect(cache.count == 0)
             #expect(cache.value(forKey: "b") == nil)
         }
 
         @Test("the default expiry applies to values stored without one, and an overwrite resets it")
-        func defaultExpiry() {
+        func defaultExpiry() throws {
             let clock = TestClock(Self.start)
-            let cache = MemoryCache<String, Int>(configuration: .init(defaultExpiry: .seconds(60), now: { clock.now }))
+            let cache = try MemoryCache<String, Int>(configuration: .init(defaultExpiry: .seconds(60), now: { clock.now }))
             cache["a"] = 1
-            cache.setValue(2, forKey: "b", expiry: .never)
+            try cache.setValue(2, forKey: "b", expiry: .never)
             clock.advance(by: 59)
             cache["a"] = 10  // expires 60 s from now
             clock.advance(by: 59)
@@ -92,11 +92,11 @@ extension MemoryTests {
         }
 
         @Test("removeExpiredValues sweeps every expired entry at once")
-        func sweep() {
+        func sweep() throws {
             let clock = TestClock(Self.start)
-            let cache = MemoryCache<Int, Int>(configuration: .init(now: { clock.now }))
+            let cache = try MemoryCache<Int, Int>(configuration: .init(now: { clock.now }))
             for key in 0..<10 {
-                cache.setValue(key, forKey: key, cost: 1, expiry: key.isMultiple(of: 2) ? .seconds(5) : .never)
+                try cache.setValue(key, forKey: key, cost: 1, expiry: key.isMultiple(of: 2) ? .seconds(5) : .never)
             }
             clock.advance(by: 5)
             #expect(cache.removeExpiredValues() == 5)

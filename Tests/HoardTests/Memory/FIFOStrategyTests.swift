@@ -6,8 +6,8 @@ extension MemoryTests {
     @Suite("FIFO eviction")
     struct FIFOStrategyTests {
         @Test("evicts in insertion order; hits and overwrites change nothing")
-        func evictionOrder() {
-            let (victims, keys) = EvictionScript.victims(
+        func evictionOrder() throws {
+            let (victims, keys) = try EvictionScript.victims(
                 policy: .fifo, countLimit: 3,
                 "s1 s2 s3 g1 g1 s4 g2 s5 s3 s6 s7"
             )
@@ -16,13 +16,13 @@ extension MemoryTests {
         }
 
         @Test("a removed key that returns goes to the back of the line")
-        func reinsertion() {
-            let (victims, _) = EvictionScript.victims(policy: .fifo, countLimit: 3, "s1 s2 s3 r1 s1 s4 s5")
+        func reinsertion() throws {
+            let (victims, _) = try EvictionScript.victims(policy: .fifo, countLimit: 3, "s1 s2 s3 r1 s1 s4 s5")
             #expect(victims == [2, 3])
         }
 
         @Test("the strategy gives slots back oldest first")
-        func strategy() {
+        func strategy() throws {
             var strategy = FIFOStrategy()
             for slot in [5, 3, 8] {
                 strategy.insert(slot, fingerprint: slot)

@@ -15,12 +15,12 @@ extension MemoryTests {
     @Suite("Memory cache hit ratios")
     struct HitRatioTests {
         @Test("S3-FIFO has a better hit ratio than LRU on Zipf traces", arguments: HitRatioSimulation.configurations)
-        func s3fifoBeatsLRU(_ configuration: HitRatioSimulation.Configuration) {
+        func s3fifoBeatsLRU(_ configuration: HitRatioSimulation.Configuration) throws {
             let keyCount = 10_000
             let trace = ZipfDistribution(keyCount: keyCount, skew: configuration.skew).trace(length: 200_000, seed: 42)
             let capacity = keyCount * configuration.cachePercentage / 100
-            let lru = HitRatioSimulation.hitRatio(policy: .lru, capacity: capacity, trace: trace)
-            let s3fifo = HitRatioSimulation.hitRatio(policy: .s3fifo, capacity: capacity, trace: trace)
+            let lru = try HitRatioSimulation.hitRatio(policy: .lru, capacity: capacity, trace: trace)
+            let s3fifo = try HitRatioSimulation.hitRatio(policy: .s3fifo, capacity: capacity, trace: trace)
             #expect(s3fifo > lru, "S3-FIFO \(s3fifo) vs LRU \(lru)")
         }
 
@@ -28,7 +28,7 @@ extension MemoryTests {
             "prints the hit-ratio table (HOARD_PRINT_HIT_RATIOS=1)",
             .enabled(if: ProcessInfo.processInfo.environment["HOARD_PRINT_HIT_RATIOS"] == "1")
         )
-        func table() {
+        func table() throws {
             let keyCount = 100_000
             let requestCount = 1_000_000
             var lines = [
@@ -45,7 +45,7 @@ extension MemoryTests {
                 for configuration in HitRatioSimulation.configurations {
                     let trace = traces[configuration.skew == 0.8 ? 0 : 1]
                     let capacity = keyCount * configuration.cachePercentage / 100
-                    let ratio = HitRatioSimulation.hitRatio(policy: policy, capacity: capacity, trace: trace)
+                    let ratio = try HitRatioSimulation.hitRatio(policy: policy, capacity: capacity, trace: trace)
                     let cell = String(format: "%.2f%%", ratio * 100)
                     let width = configuration.cachePercentage == 1 ? 9 : 10
                     row += " " + String(repeating: " ", count: max(0, width - cell.count)) + cell + " |"

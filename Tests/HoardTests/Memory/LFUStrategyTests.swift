@@ -6,8 +6,8 @@ extension MemoryTests {
     @Suite("LFU eviction")
     struct LFUStrategyTests {
         @Test("evicts the least frequently used entry, the least recently used among ties")
-        func evictionOrder() {
-            let (victims, keys) = EvictionScript.victims(
+        func evictionOrder() throws {
+            let (victims, keys) = try EvictionScript.victims(
                 policy: .lfu, countLimit: 3,
                 // uses: 1:3 2:2 3:1 -> 3 goes; 4 hit to 2 uses after 2 -> 2 goes (older tie);
                 // 5 (1 use) goes; 6 hit to 4 uses -> 4 (2 uses) goes; 7 (1 use) goes.
@@ -18,13 +18,13 @@ extension MemoryTests {
         }
 
         @Test("an overwrite counts as a use")
-        func overwriteCounts() {
-            let (victims, _) = EvictionScript.victims(policy: .lfu, countLimit: 2, "s1 s2 s1 s3 s4")
+        func overwriteCounts() throws {
+            let (victims, _) = try EvictionScript.victims(policy: .lfu, countLimit: 2, "s1 s2 s1 s3 s4")
             #expect(victims == [2, 3])
         }
 
         @Test("the strategy keeps one bucket per use count and drops empty ones")
-        func buckets() {
+        func buckets() throws {
             var strategy = LFUStrategy()
             for slot in 0..<3 {
                 strategy.insert(slot, fingerprint: slot)

@@ -6,8 +6,8 @@ extension MemoryTests {
     @Suite("LRU eviction")
     struct LRUStrategyTests {
         @Test("evicts the least recently used entry; hits and overwrites count as uses")
-        func evictionOrder() {
-            let (victims, keys) = EvictionScript.victims(
+        func evictionOrder() throws {
+            let (victims, keys) = try EvictionScript.victims(
                 policy: .lru, countLimit: 3,
                 "s1 s2 s3 g1 s4 g3 s5 s6 s3 s7"
             )
@@ -18,14 +18,14 @@ extension MemoryTests {
         }
 
         @Test("a miss does not count as a use; removal frees a place")
-        func missesAndRemovals() {
-            let (victims, keys) = EvictionScript.victims(policy: .lru, countLimit: 2, "s1 s2 g9 r1 s3 s4")
+        func missesAndRemovals() throws {
+            let (victims, keys) = try EvictionScript.victims(policy: .lru, countLimit: 2, "s1 s2 g9 r1 s3 s4")
             #expect(victims == [2])
             #expect(keys == [3, 4])
         }
 
         @Test("the strategy gives slots back least recently used first")
-        func strategy() {
+        func strategy() throws {
             var strategy = LRUStrategy()
             for slot in 0..<4 {
                 strategy.insert(slot, fingerprint: slot)

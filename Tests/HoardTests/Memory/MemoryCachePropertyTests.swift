@@ -21,7 +21,7 @@ extension MemoryTests {
         }
 
         @Test("never exceeds its limits and matches the reference model", arguments: scenarios)
-        func matchesModel(_ scenario: Scenario) {
+        func matchesModel(_ scenario: Scenario) throws {
             var generator = SplitMix64(seed: scenario.seed)
             // A third of the scenarios are bound by count only, a third by cost only, a third by both.
             let boundByCount = scenario.seed % 3 != 1
@@ -29,7 +29,7 @@ extension MemoryTests {
             let countLimit = boundByCount ? Int.random(in: 1...24, using: &generator) : .max
             let costLimit = boundByCost ? Int.random(in: 20...200, using: &generator) : .max
             let keySpace = Int.random(in: 8...80, using: &generator)
-            let cache = MemoryCache<Int, Int>(
+            let cache = try MemoryCache<Int, Int>(
                 configuration: .init(countLimit: countLimit, costLimit: costLimit, evictionPolicy: scenario.policy)
             )
             var model = ReferenceCache(policy: scenario.policy, countLimit: countLimit, costLimit: costLimit)
@@ -50,7 +50,7 @@ extension MemoryTests {
                         cost = costLimit + 1  // never fits
                     }
                     operation = "set \(key) cost \(cost)"
-                    cache.setValue(value, forKey: key, cost: cost)
+                    try cache.setValue(value, forKey: key, cost: cost)
                     model.setValue(value, forKey: key, cost: cost)
                 case 92..<99:
                     operation = "remove \(key)"

@@ -7,16 +7,16 @@ extension MemoryTests {
     @Suite("MemoryCache")
     struct MemoryCacheTests {
         @Test("stores, returns, replaces and removes values")
-        func basicOperations() {
-            let cache = MemoryCache<String, Int>()
+        func basicOperations() throws {
+            let cache = try MemoryCache<String, Int>()
             #expect(cache.value(forKey: "a") == nil)
-            cache.setValue(1, forKey: "a")
-            cache.setValue(2, forKey: "b")
+            try cache.setValue(1, forKey: "a")
+            try cache.setValue(2, forKey: "b")
             #expect(cache.value(forKey: "a") == 1)
             #expect(cache.value(forKey: "b") == 2)
             #expect(cache.count == 2)
 
-            cache.setValue(10, forKey: "a")
+            try cache.setValue(10, forKey: "a")
             #expect(cache.value(forKey: "a") == 10)
             #expect(cache.count == 2)
 
@@ -27,8 +27,8 @@ extension MemoryTests {
         }
 
         @Test("the subscript reads, writes and removes")
-        func subscriptAccess() {
-            let cache = MemoryCache<String, String>()
+        func subscriptAccess() throws {
+            let cache = try MemoryCache<String, String>()
             cache["greeting"] = "hello"
             #expect(cache["greeting"] == "hello")
             cache["greeting"] = nil
@@ -37,10 +37,10 @@ extension MemoryTests {
         }
 
         @Test("removeAll empties the cache and keeps the statistics")
-        func removeAll() {
-            let cache = MemoryCache<Int, Int>(configuration: .init(countLimit: 10))
+        func removeAll() throws {
+            let cache = try MemoryCache<Int, Int>(configuration: .init(countLimit: 10))
             for key in 0..<5 {
-                cache.setValue(key, forKey: key, cost: 3)
+                try cache.setValue(key, forKey: key, cost: 3)
             }
             _ = cache.value(forKey: 1)
             cache.removeAll()
@@ -48,18 +48,18 @@ extension MemoryTests {
             #expect(cache.totalCost == 0)
             #expect(cache.value(forKey: 1) == nil)
             #expect(cache.statistics == MemoryCache<Int, Int>.Statistics(hits: 1, misses: 1))
-            cache.setValue(7, forKey: 7)
+            try cache.setValue(7, forKey: 7)
             #expect(cache.value(forKey: 7) == 7)
         }
 
         @Test("counts hits, misses and evictions")
-        func statistics() {
-            let cache = MemoryCache<Int, Int>(configuration: .init(countLimit: 2))
-            cache.setValue(1, forKey: 1)
-            cache.setValue(2, forKey: 2)
+        func statistics() throws {
+            let cache = try MemoryCache<Int, Int>(configuration: .init(countLimit: 2))
+            try cache.setValue(1, forKey: 1)
+            try cache.setValue(2, forKey: 2)
             _ = cache.value(forKey: 1)  // hit
             _ = cache.value(forKey: 3)  // miss
-            cache.setValue(3, forKey: 3)  // evicts 2
+            try cache.setValue(3, forKey: 3)  // evicts 2
             _ = cache.value(forKey: 2)  // miss
             let statistics = cache.statistics
             #expect(statistics.hits == 1)
@@ -71,23 +71,23 @@ extension MemoryTests {
         }
 
         @Test("containsValue is neither a hit nor a use")
-        func containsDoesNotTouch() {
-            let cache = MemoryCache<Int, Int>(configuration: .init(countLimit: 2))
-            cache.setValue(1, forKey: 1)
-            cache.setValue(2, forKey: 2)
+        func containsDoesNotTouch() throws {
+            let cache = try MemoryCache<Int, Int>(configuration: .init(countLimit: 2))
+            try cache.setValue(1, forKey: 1)
+            try cache.setValue(2, forKey: 2)
             #expect(cache.containsValue(forKey: 1))
             #expect(!cache.containsValue(forKey: 3))
-            cache.setValue(3, forKey: 3)  // LRU: 1 is still the least recently used
+            try cache.setValue(3, forKey: 3)  // LRU: 1 is still the least recently used
             #expect(!cache.containsValue(forKey: 1))
             #expect(cache.statistics.hits == 0)
             #expect(cache.statistics.misses == 0)
         }
 
         @Test("never holds more entries than the count limit")
-        func countLimit() {
-            let cache = MemoryCache<Int, Int>(configuration: .init(countLimit: 3))
+        func countLimit() throws {
+            let cache = try MemoryCache<Int, Int>(configuration: .init(countLimit: 3))
             for key in 0..<10 {
-                cache.setValue(key, forKey: key)
+                try cache.setValue(key, forKey: key)
                 #expect(cache.count <= 3)
             }
             #expect(cache.count == 3)
@@ -95,52 +95,52 @@ extension MemoryTests {
         }
 
         @Test("a count limit of zero stores nothing")
-        func zeroCountLimit() {
-            let cache = MemoryCache<Int, Int>(configuration: .init(countLimit: 0))
-            cache.setValue(1, forKey: 1)
+        func zeroCountLimit() throws {
+            let cache = try MemoryCache<Int, Int>(configuration: .init(countLimit: 0))
+            try cache.setValue(1, forKey: 1)
             #expect(cache.count == 0)
             #expect(cache.value(forKey: 1) == nil)
             #expect(cache.statistics.evictions == 0)
         }
 
         @Test("evicts until the total cost fits")
-        func costLimit() {
-            let cache = MemoryCache<String, Int>(configuration: .init(costLimit: 100))
-            cache.setValue(1, forKey: "a", cost: 40)
-            cache.setValue(2, forKey: "b", cost: 40)
+        func costLimit() throws {
+            let cache = try MemoryCache<String, Int>(configuration: .init(costLimit: 100))
+            try cache.setValue(1, forKey: "a", cost: 40)
+            try cache.setValue(2, forKey: "b", cost: 40)
             #expect(cache.totalCost == 80)
-            cache.setValue(3, forKey: "c", cost: 50)  // a goes
+            try cache.setValue(3, forKey: "c", cost: 50)  // a goes
             #expect(cache.totalCost == 90)
             #expect(!cache.containsValue(forKey: "a"))
-            cache.setValue(4, forKey: "d", cost: 100)  // b and c go
+            try cache.setValue(4, forKey: "d", cost: 100)  // b and c go
             #expect(cache.totalCost == 100)
             #expect(cache.count == 1)
             #expect(cache.statistics.evictions == 3)
         }
 
         @Test("a value above the cost limit is not stored and removes the key's old value")
-        func oversizedValue() {
-            let cache = MemoryCache<String, Int>(configuration: .init(costLimit: 100))
-            cache.setValue(1, forKey: "a", cost: 10)
-            cache.setValue(2, forKey: "b", cost: 10)
-            cache.setValue(3, forKey: "a", cost: 101)
+        func oversizedValue() throws {
+            let cache = try MemoryCache<String, Int>(configuration: .init(costLimit: 100))
+            try cache.setValue(1, forKey: "a", cost: 10)
+            try cache.setValue(2, forKey: "b", cost: 10)
+            try cache.setValue(3, forKey: "a", cost: 101)
             #expect(cache.value(forKey: "a") == nil)
             #expect(cache.value(forKey: "b") == 2)
             #expect(cache.totalCost == 10)
             #expect(cache.statistics.evictions == 0)
-            cache.setValue(4, forKey: "c", cost: 100)  // exactly the limit fits
+            try cache.setValue(4, forKey: "c", cost: 100)  // exactly the limit fits
             #expect(cache.value(forKey: "c") == 4)
         }
 
         @Test("replacing a value updates the total cost and evicts others for a larger cost")
-        func replacingChangesCost() {
-            let cache = MemoryCache<String, Int>(configuration: .init(costLimit: 100))
-            cache.setValue(1, forKey: "a", cost: 30)
-            cache.setValue(2, forKey: "b", cost: 30)
-            cache.setValue(3, forKey: "c", cost: 30)
-            cache.setValue(4, forKey: "a", cost: 10)
+        func replacingChangesCost() throws {
+            let cache = try MemoryCache<String, Int>(configuration: .init(costLimit: 100))
+            try cache.setValue(1, forKey: "a", cost: 30)
+            try cache.setValue(2, forKey: "b", cost: 30)
+            try cache.setValue(3, forKey: "c", cost: 30)
+            try cache.setValue(4, forKey: "a", cost: 10)
             #expect(cache.totalCost == 70)
-            cache.setValue(5, forKey: "c", cost: 70)  // b is the least recently used: it goes
+            try cache.setValue(5, forKey: "c", cost: 70)  // b is the least recently used: it goes
             #expect(cache.value(forKey: "c") == 5)
             #expect(!cache.containsValue(forKey: "b"))
             #expect(cache.value(forKey: "a") == 4)
@@ -148,27 +148,27 @@ extension MemoryTests {
         }
 
         @Test("a replaced entry chosen as the victim is stored again as a new entry")
-        func replacedEntryIsItsOwnVictim() {
+        func replacedEntryIsItsOwnVictim() throws {
             // FIFO ignores the overwrite, so the oldest entry "a" is the first victim.
-            let cache = MemoryCache<String, Int>(configuration: .init(costLimit: 100, evictionPolicy: .fifo))
-            cache.setValue(1, forKey: "a", cost: 50)
-            cache.setValue(2, forKey: "b", cost: 50)
-            cache.setValue(3, forKey: "a", cost: 60)  // a evicted, then b, then a stored
+            let cache = try MemoryCache<String, Int>(configuration: .init(costLimit: 100, evictionPolicy: .fifo))
+            try cache.setValue(1, forKey: "a", cost: 50)
+            try cache.setValue(2, forKey: "b", cost: 50)
+            try cache.setValue(3, forKey: "a", cost: 60)  // a evicted, then b, then a stored
             #expect(cache.value(forKey: "a") == 3)
             #expect(!cache.containsValue(forKey: "b"))
             #expect(cache.totalCost == 60)
             #expect(cache.statistics.evictions == 2)
-            cache.setValue(4, forKey: "c", cost: 40)  // a is now the newest entry: nothing goes
+            try cache.setValue(4, forKey: "c", cost: 40)  // a is now the newest entry: nothing goes
             #expect(cache.count == 2)
         }
 
         @Test("the configuration's cost function prices values stored without a cost")
-        func costFunction() {
-            let cache = MemoryCache<String, [UInt8]>(configuration: .init(costLimit: 10, cost: { $0.count }))
-            cache.setValue([1, 2, 3, 4, 5, 6], forKey: "a")
+        func costFunction() throws {
+            let cache = try MemoryCache<String, [UInt8]>(configuration: .init(costLimit: 10, cost: { $0.count }))
+            try cache.setValue([1, 2, 3, 4, 5, 6], forKey: "a")
             cache["b"] = [1, 2, 3, 4]
             #expect(cache.totalCost == 10)
-            cache.setValue([1], forKey: "c", cost: 0)  // an explicit cost wins
+            try cache.setValue([1], forKey: "c", cost: 0)  // an explicit cost wins
             #expect(cache.totalCost == 10)
             #expect(cache.count == 3)
             cache["d"] = Array(repeating: 0, count: 11)
@@ -176,9 +176,9 @@ extension MemoryTests {
         }
 
         @Test("is safe to use from many threads at once")
-        func concurrentUse() async {
-            let cache = MemoryCache<Int, Int>(configuration: .init(countLimit: 64, costLimit: 1_000, evictionPolicy: .s3fifo))
-            await withTaskGroup(of: Void.self) { group in
+        func concurrentUse() async throws {
+            let cache = try MemoryCache<Int, Int>(configuration: .init(countLimit: 64, costLimit: 1_000, evictionPolicy: .s3fifo))
+            try await withThrowingTaskGroup(of: Void.self) { group in
                 for worker in 0..<8 {
                     group.addTask {
                         var generator = SplitMix64(seed: UInt64(worker))
@@ -190,13 +190,14 @@ extension MemoryTests {
                                     #expect(value == key)
                                 }
                             case 6..<9:
-                                cache.setValue(key, forKey: key, cost: Int.random(in: 0...40, using: &generator))
+                                try cache.setValue(key, forKey: key, cost: Int.random(in: 0...40, using: &generator))
                             default:
                                 cache.removeValue(forKey: key)
                             }
                         }
                     }
                 }
+                try await group.waitForAll()
             }
             #expect(cache.count <= 64)
             #expect(cache.totalCost <= 1_000)

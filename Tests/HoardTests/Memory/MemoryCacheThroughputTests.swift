@@ -22,7 +22,7 @@ extension MemoryTests {
             "prints operations per second (HOARD_MEASURE=1)",
             .enabled(if: ProcessInfo.processInfo.environment["HOARD_MEASURE"] == "1")
         )
-        func throughput() {
+        func throughput() throws {
             let keys = (0..<Self.keyCount).map { "k\($0)" }
             let value = Data(repeating: 7, count: 16)
             var lines = [
@@ -36,8 +36,8 @@ extension MemoryTests {
                 var gets: [Double] = []
                 var evictingSets: [Double] = []
                 for _ in 0..<Self.runs {
-                    let cache = MemoryCache<String, Data>(configuration: .init(evictionPolicy: policy))
-                    sets.append(Self.operationsPerSecond { for key in keys { cache.setValue(value, forKey: key) } })
+                    let cache = try MemoryCache<String, Data>(configuration: .init(evictionPolicy: policy))
+                    sets.append(try Self.operationsPerSecond { for key in keys { try cache.setValue(value, forKey: key) } })
                     var hits = 0
                     gets.append(
                         Self.operationsPerSecond {
@@ -45,10 +45,10 @@ extension MemoryTests {
                         }
                     )
                     #expect(hits == Self.keyCount)
-                    let small = MemoryCache<String, Data>(
+                    let small = try MemoryCache<String, Data>(
                         configuration: .init(countLimit: Self.keyCount / 10, evictionPolicy: policy)
                     )
-                    evictingSets.append(Self.operationsPerSecond { for key in keys { small.setValue(value, forKey: key) } })
+                    evictingSets.append(try Self.operationsPerSecond { for key in keys { try small.setValue(value, forKey: key) } })
                 }
                 let name = "\(policy)".padding(toLength: 7, withPad: " ", startingAt: 0)
                 lines.append(
@@ -58,8 +58,8 @@ extension MemoryTests {
             print(lines.joined(separator: "\n"))
         }
 
-        private static func operationsPerSecond(_ body: () -> Void) -> Double {
-            let elapsed = ContinuousClock().measure(body)
+        private static func operationsPerSecond(_ body: () throws -> Void) rethrows -> Double {
+            let elapsed = try ContinuousClock().measure(body)
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
             return Double(keyCount) / seconds
         }

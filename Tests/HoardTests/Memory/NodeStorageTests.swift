@@ -6,7 +6,7 @@ extension MemoryTests {
     @Suite("Memory cache node storage")
     struct NodeStorageTests {
         @Test("a slab reuses freed slots")
-        func slab() {
+        func slab() throws {
             var slab = Slab<String>()
             let a = slab.insert("a")
             let b = slab.insert("b")
@@ -23,7 +23,7 @@ extension MemoryTests {
         }
 
         @Test("slot lists link, unlink and move in both directions")
-        func lists() {
+        func lists() throws {
             var links = SlotLinks()
             var list = SlotList()
             #expect(list.isEmpty && list.first == nil && list.last == nil)

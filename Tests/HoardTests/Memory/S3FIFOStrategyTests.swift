@@ -6,47 +6,47 @@ extension MemoryTests {
     @Suite("S3-FIFO eviction")
     struct S3FIFOStrategyTests {
         @Test("filters one-hit wonders in the small queue, promotes, remembers ghosts, gives second chances")
-        func evictionOrder() {
-            var script = EvictionScript(policy: .s3fifo, countLimit: 4)
+        func evictionOrder() throws {
+            var script = try EvictionScript(policy: .s3fifo, countLimit: 4)
             // small (back first) 1 2 3 4; 1 hit twice, 2 once.
-            script.run("s1 s2 s3 s4 g1 g1 g2")
+            try script.run("s1 s2 s3 s4 g1 g1 g2")
             // 1 was hit more than once: it moves to main. 2 was hit once: evicted, into the ghost.
-            script.run("s5")
+            try script.run("s5")
             #expect(script.victims == [2])
             // 3 is evicted from small; 2 is in the ghost, so it enters main directly.
-            script.run("s2")
+            try script.run("s2")
             #expect(script.victims == [2, 3])
             // small: 4 5, both hit twice; main (back first): 1 2, and 1 is hit once.
-            script.run("g1 g4 g4 g5 g5")
+            try script.run("g1 g4 g4 g5 g5")
             // 4 and 5 move to main; small is empty, so main evicts: 1 gets a second chance, 2 goes.
-            script.run("s6")
+            try script.run("s6")
             #expect(script.victims == [2, 3, 2])
             // 6 (never hit) leaves small into the ghost; 3 was in the ghost: it enters main.
-            script.run("s3")
+            try script.run("s3")
             #expect(script.victims == [2, 3, 2, 6])
             // small is empty again; main (back first): 4 5 1 3, none hit since: 4 goes.
-            script.run("s7")
+            try script.run("s7")
             #expect(script.victims == [2, 3, 2, 6, 4])
             #expect(script.keys == [1, 3, 5, 7])
         }
 
         @Test("a scan of one-time keys does not flush the frequently used ones")
-        func scanResistance() {
-            var script = EvictionScript(policy: .s3fifo, countLimit: 20)
+        func scanResistance() throws {
+            var script = try EvictionScript(policy: .s3fifo, countLimit: 20)
             let hot = (0..<10).map { "s\($0) g\($0) g\($0)" }.joined(separator: " ")
-            script.run(hot)
+            try script.run(hot)
             let scan = (100..<200).map { "s\($0)" }.joined(separator: " ")
-            script.run(scan)
+            try script.run(scan)
             #expect(script.keys.isSuperset(of: Set(0..<10)))
 
-            var lru = EvictionScript(policy: .lru, countLimit: 20)
-            lru.run(hot)
-            lru.run(scan)
+            var lru = try EvictionScript(policy: .lru, countLimit: 20)
+            try lru.run(hot)
+            try lru.run(scan)
             #expect(lru.keys.isDisjoint(with: Set(0..<10)))
         }
 
         @Test("the strategy caps counters at 3 and clears them on promotion")
-        func counters() {
+        func counters() throws {
             var strategy = S3FIFOStrategy()
             for slot in 0..<3 {
                 strategy.insert(slot, fingerprint: 100 + slot)
@@ -75,7 +75,7 @@ extension MemoryTests {
         }
 
         @Test("the ghost queue remembers a fingerprint for `capacity` insertions")
-        func ghostQueue() {
+        func ghostQueue() throws {
             var ghost = GhostQueue()
             ghost.insert(1, capacity: 2)
             ghost.insert(2, capacity: 2)
@@ -101,7 +101,7 @@ extension MemoryTests {
         }
 
         @Test("the ghost queue purges forgotten fingerprints as it goes")
-        func ghostQueuePurges() {
+        func ghostQueuePurges() throws {
             var ghost = GhostQueue()
             for fingerprint in 0..<10_000 {
                 ghost.insert(fingerprint, capacity: 10)

@@ -9,8 +9,8 @@ struct EvictionScript {
     let cache: MemoryCache<Int, Int>
     private(set) var victims: [Int] = []
 
-    init(policy: EvictionPolicy, countLimit: Int) {
-        cache = MemoryCache(configuration: .init(countLimit: countLimit, evictionPolicy: policy))
+    init(policy: EvictionPolicy, countLimit: Int) throws {
+        cache = try MemoryCache(configuration: .init(countLimit: countLimit, evictionPolicy: policy))
     }
 
     /// The keys in the cache.
@@ -19,7 +19,7 @@ struct EvictionScript {
     }
 
     /// Runs `script`; evicted keys are appended to ``victims``.
-    mutating func run(_ script: String) {
+    mutating func run(_ script: String) throws {
         for word in script.split(separator: " ") {
             guard let operation = word.first, let key = Int(word.dropFirst()) else {
                 preconditionFailure("bad script word \(word)")
@@ -27,7 +27,7 @@ struct EvictionScript {
             switch operation {
             case "s":
                 let before = keys
-                cache.setValue(key, forKey: key)
+                try cache.setValue(key, forKey: key)
                 victims += before.subtracting(keys).sorted()
             case "g":
                 _ = cache.value(forKey: key)
@@ -40,9 +40,11 @@ struct EvictionScript {
     }
 
     /// The victims of running `script` on a new cache.
-    static func victims(policy: EvictionPolicy, countLimit: Int, _ script: String) -> (victims: [Int], keys: Set<Int>) {
-        var run = EvictionScript(policy: policy, countLimit: countLimit)
-        run.run(script)
+    static func victims(
+        policy: EvictionPolicy, countLimit: Int, _ script: String
+    ) throws -> (victims: [Int], keys: Set<Int>) {
+        var run = try EvictionScript(policy: policy, countLimit: countLimit)
+        try run.run(script)
         return (run.victims, run.keys)
     }
 }

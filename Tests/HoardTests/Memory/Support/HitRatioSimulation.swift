@@ -19,10 +19,10 @@ enum HitRatioSimulation {
     }
 
     /// The hit ratio of `policy` on `trace` with room for `capacity` entries.
-    static func hitRatio(policy: EvictionPolicy, capacity: Int, trace: [Int]) -> Double {
-        let cache = MemoryCache<Int, Int>(configuration: .init(countLimit: capacity, evictionPolicy: policy))
+    static func hitRatio(policy: EvictionPolicy, capacity: Int, trace: [Int]) throws -> Double {
+        let cache = try MemoryCache<Int, Int>(configuration: .init(countLimit: capacity, evictionPolicy: policy))
         for key in trace where cache.value(forKey: key) == nil {
-            cache.setValue(key, forKey: key)
+            try cache.setValue(key, forKey: key)
         }
         return cache.statistics.hitRatio
     }
