@@ -66,7 +66,12 @@ private func exercise(_ image: Image, hash: UInt32) {
     let filters = Image.ResamplingFilter.allCases
     let filter = filters[Int(hash >> 8) % filters.count]
     let box = 1 + Int((hash >> 12) % 96)
-    let resized = image.resized(toFit: box, filter: filter)
+    let resized: Image
+    do {
+        resized = try image.resized(toFit: box, filter: filter)
+    } catch {
+        FuzzSupport.fail("resizing into a box of \(box) threw: \(error)")
+    }
     FuzzSupport.check(
         max(resized.width, resized.height) == min(box, max(image.width, image.height)), "resize missed the box")
     FuzzSupport.check(

@@ -5,7 +5,7 @@ extension Hoard {
 
     /// Stores `object` under `key` and then calls `completion` once, whether the store succeeded
     /// or not (failures are logged). The original Hoard spelling; new code can use
-    /// ``store(_:forKey:expiry:)``.
+    /// ``store(_:forKey:expiry:)-(_,String,_)``.
     ///
     /// Calls of the completion-handler API take effect in the order they were made, per key: a
     /// ``retrieve(_:completion:)`` or ``remove(_:completion:)`` of the same key made after this
@@ -35,7 +35,7 @@ extension Hoard {
 
     /// Reads the value under `key` and calls `completion` once with it, or with `nil` on a miss,
     /// an expired value, a type mismatch or an error (errors are logged). The original Hoard
-    /// spelling; new code can use ``retrieve(_:forKey:)``.
+    /// spelling; new code can use ``retrieve(_:forKey:)-(_,String)``.
     ///
     /// It runs after every earlier completion-handler call on the same key has finished (see
     /// ``store(key:object:completion:)``), so it sees their stores and removals.

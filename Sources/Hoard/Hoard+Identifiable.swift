@@ -20,7 +20,7 @@ extension Hoard {
     /// - Parameters:
     ///   - object: The value.
     ///   - expiry: When it expires; `nil` means the configuration's default.
-    /// - Throws: As ``store(_:forKey:expiry:)``.
+    /// - Throws: As ``store(_:forKey:expiry:)-(_,String,_)``.
     public func store<T: Cachable & Identifiable>(_ object: T, expiry: Expiry? = nil) async throws {
         try await store(object, forKey: Self.key(for: T.self, id: object.id), expiry: expiry)
     }
@@ -28,7 +28,7 @@ extension Hoard {
     /// Reads the `Identifiable` value of type `type` with id `id`.
     ///
     /// - Returns: The value, or `nil` when there is none or it has expired.
-    /// - Throws: As ``retrieve(_:forKey:)``.
+    /// - Throws: As ``retrieve(_:forKey:)-(_,String)``.
     public func retrieve<T: Cachable & Identifiable>(_ type: T.Type, id: T.ID) async throws -> T? {
         try await retrieve(type, forKey: Self.key(for: type, id: id))
     }

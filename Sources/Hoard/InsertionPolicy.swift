@@ -1,7 +1,7 @@
 /// A rule that decides whether a value is stored at all.
 ///
 /// A ``Hoard`` asks its ``Hoard/Configuration/insertionPolicy`` before every store: explicit
-/// ``Hoard/store(_:forKey:expiry:)`` calls and values a fetch produced alike. A refused value is
+/// ``Hoard/store(_:forKey:expiry:)-(_,String,_)`` calls and values a fetch produced alike. A refused value is
 /// not stored, the key's previous value is removed (so that an older value is never served in its
 /// place), and the refusal is counted in ``HoardStatistics/refusedStores`` and reported as
 /// ``HoardEvent/storeRefused(key:byteCount:)``. The caller of a fetch still gets the value.

@@ -42,21 +42,18 @@ enum InputSource: Sendable, Hashable {
     }
 
     /// The input as one string: the URL, or the `file://` URL of the path. A URL's user
-    /// information is replaced by its SHA-256 (see ``URLCredentials/hashed(_:)``): this string
-    /// goes into cache keys and, hashed, output names.
+    /// information is replaced by its SHA-256: this string is a ``ThumbnailKey``'s source, made by
+    /// the library as for the keys code makes, and, hashed, the output names'.
     ///
     /// - Throws: ``InputError/unnamable(_:)`` when the system's SHA-256 fails.
     func identifier() throws(InputError) -> String {
         switch self {
         case .remote(let url):
-            guard let credentials = URLCredentials(of: url) else { return url.absoluteString }
-            guard let hashed = credentials.hashed(url) else {
+            guard let name = ThumbnailKey.sourceName(ofRemote: url) else {
                 throw .unnamable(URLCredentials.redactingPasswords(in: url.absoluteString))
             }
-            return hashed.absoluteString
-        // isDirectory: false, as inputs are files (folders are expanded first): without it, URL
-        // asks the file system.
-        case .file(let path): return URL(fileURLWithPath: path, isDirectory: false).absoluteString
+            return name
+        case .file(let path): return ThumbnailKey.sourceName(ofFile: path)
         }
     }
 

@@ -45,27 +45,26 @@ struct ThumbnailBatch: Sendable {
         do {
             let source = try source.get()
             let identifier = try source.identifier()
-            let key = settings.thumbnailKey(for: source, identifier: identifier)
-            if let cached = try await hoard.retrieve(Data.self, forKey: key) {
-                let fileExtension = ImageFormat(sniffing: cached)?.fileExtension ?? "bin"
+            let key = try settings.thumbnailKey(for: source, identifier: identifier)
+            let keyString = key.key
+            // A warm run decodes nothing: the stored JPEG or PNG is written out as it is.
+            if let cached = try await hoard.retrieveEncoded(Image.self, forKey: keyString) {
                 result.output = try write(
-                    cached, name: source.outputName(identifier: identifier, extension: fileExtension))
+                    cached, name: source.outputName(identifier: identifier, extension: Self.fileExtension(of: cached)))
                 result.status = .fromCache
                 return result
             }
             let (original, downloaded) = try await originalBytes(of: source, identifier: identifier)
             result.bytesDownloaded = downloaded
-            let (data, fileExtension) = try await decodeLimiter.run {
-                let thumbnail = try Image.thumbnail(
-                    from: original, fittingIn: settings.size, filter: settings.filter.resamplingFilter)
-                return try settings.encode(thumbnail)
-            }
+            let data = try await decodeLimiter.run { try key.encoded(key.thumbnail(from: original)) }
             // Only a whole, decodable original and a finished thumbnail are ever stored.
             if downloaded > 0, case .remote = source {
                 try await hoard.store(original, forKey: ThumbnailSettings.originalKey(identifier: identifier))
             }
-            try await hoard.store(data, forKey: key)
-            result.output = try write(data, name: source.outputName(identifier: identifier, extension: fileExtension))
+            // Stored as an Image (the bytes as encoded), so code reads it with retrieve(Image.self, ...).
+            try await hoard.storeEncoded(data, as: Image.self, forKey: keyString)
+            result.output = try write(
+                data, name: source.outputName(identifier: identifier, extension: Self.fileExtension(of: data)))
             result.status = .made
         } catch {
             // An error may quote the URL, or the password alone: never print either.
@@ -105,6 +104,12 @@ struct ThumbnailBatch: Sendable {
         let destination = folder.hasSuffix("/") ? folder + name : folder + "/" + name
         _ = try OutputFile.write(data, to: destination)
         return destination
+    }
+
+    /// The file extension of a thumbnail's format, sniffed from its bytes (a thumbnail stored from
+    /// code may be in either format, whatever `--format` says).
+    private static func fileExtension(of data: Data) -> String {
+        ImageFormat(sniffing: data)?.fileExtension ?? "bin"
     }
 
     private static func reason(_ error: any Error) -> String {

@@ -151,9 +151,17 @@ struct ThumbnailsCommand: AsyncParsableCommand {
     }
 }
 
-/// What `--format` accepts.
+/// What `--format` accepts: the library's thumbnail formats, spelled for the command line.
 enum OutputFormat: String, ExpressibleByArgument, Sendable, CaseIterable {
     case auto, jpeg, png
+
+    var keyFormat: ThumbnailKey.Format {
+        switch self {
+        case .auto: .auto
+        case .jpeg: .jpeg
+        case .png: .png
+        }
+    }
 }
 
 /// What `--filter` accepts: the library's resampling filters, spelled for the command line.

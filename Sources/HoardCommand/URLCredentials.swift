@@ -52,17 +52,6 @@ struct URLCredentials: Sendable, Hashable {
         return components.url ?? url
     }
 
-    /// `url` with its user information replaced by the hex SHA-256 of it, or `nil` when the
-    /// system's SHA-256 fails: what cache keys and output names are made from.
-    func hashed(_ url: URL) -> URL? {
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false),
-            let digest = SHA256.hexDigest(Array(userinfo.utf8))
-        else { return nil }
-        components.percentEncodedPassword = nil
-        components.percentEncodedUser = digest
-        return components.url
-    }
-
     /// `text` with every `scheme://user:password@` shown as `scheme://user:***@`, and every
     /// `scheme://user@` as `scheme://***@`.
     ///

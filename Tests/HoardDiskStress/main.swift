@@ -13,6 +13,12 @@
 //       Opens a Hoard on DIR, calls expireAll() and prints "expired" (the Hoard fetching tests).
 //   HoardDiskStress hoard-get DIR KEY
 //       Opens a Hoard on DIR and prints the String stored under KEY, or "nil" when it has expired.
+//   HoardDiskStress bad-values DIR
+//       Calls every entry point of `BadValueCases` with its bad value, each in a new folder under
+//       DIR, and prints "refused NAME" or "accepted NAME" per case. A trap kills the process, so
+//       exit status 0 with every case printed shows that none traps.
+//   HoardDiskStress readme-shared-cache
+//       Runs the README's shared cache example with Hoard.shared (see ReadmeSharedCacheExample.swift).
 
 import Foundation
 import Hoard
@@ -154,7 +160,15 @@ do {
         print("expired")
     case "hoard-get" where arguments.count == 3:
         print(try await openHoard(arguments[1]).retrieve(String.self, forKey: arguments[2]) ?? "nil")
-    default: fail("usage: HoardDiskStress write-loop|stress|hoard-expire-all|hoard-get ...")
+    case "bad-values" where arguments.count == 2:
+        for (index, badCase) in BadValueCases.all.enumerated() {
+            let folder = URL(filePath: arguments[1]).appending(path: "case-\(index)")
+            let error = await badCase.call(folder)
+            print("\(error == nil ? "accepted" : "refused") \(badCase.name)")
+        }
+    case "readme-shared-cache" where arguments.count == 1:
+        try await runReadmeSharedCacheExample()
+    default: fail("usage: HoardDiskStress write-loop|stress|hoard-expire-all|hoard-get|bad-values|readme-shared-cache ...")
     }
 } catch {
     fail("\(error)")

@@ -1,4 +1,5 @@
 import Foundation
+import HoardTestSupport
 import Testing
 
 @testable import Hoard
@@ -101,6 +102,84 @@ struct ReadmeTests {
         let (shown, run) = try Self.example(named: "README fetching example")
         #expect(shown.count >= 10)
         #expect(shown == run)
+    }
+
+    @Test(
+        "the README's shared cache example runs with Hoard.shared in a temporary folder, and the tool serves its thumbnail"
+    )
+    func sharedCacheExampleRuns() async throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let root = TestFiles.repositoryRoot
+        // Hoard.shared reads $XDG_CACHE_HOME once, at first use: the example runs in a child
+        // process (Tests/HoardDiskStress/ReadmeSharedCacheExample.swift) with its own.
+        let child = try await Self.run(
+            try StressChild.requireExecutable(), ["readme-shared-cache"], cacheHome: folder.url, in: root)
+        #expect(child.status == 0, "\(child.output)")
+        #expect(child.output == "256 x 171\n")
+
+        // The thumbnail is in $XDG_CACHE_HOME/hoard/default, as an Image under the tool's key.
+        let photo = root.appendingPathComponent("TestImages/exif-orientation/Landscape_1.jpg").path
+        let key = try ThumbnailKey(file: photo, size: 256)
+        let cache = try Hoard(
+            configuration: .init(
+                name: "default", directory: folder.url.appendingPathComponent("hoard/default", isDirectory: true)))
+        let stored = try #require(try cache.storedBytes(forKey: key.key))
+        #expect(stored.typeIdentifier == Image.cacheTypeIdentifier)
+        let image = try #require(try await cache.retrieve(Image.self, forKey: key))
+        #expect(image.width == 256 && image.height == 171)
+
+        // `hoard thumbnails` with the same $XDG_CACHE_HOME (its default cache is Hoard.shared's)
+        // takes it from the cache and writes its bytes.
+        let tool = try #require(BuiltProduct.url(named: "hoard"), "the hoard tool is not built next to the tests")
+        let output = folder.url.appendingPathComponent("out").path
+        let run = try await Self.run(
+            tool, ["thumbnails", photo, "--size", "256", "--output", output, "--json"], cacheHome: folder.url, in: root)
+        #expect(run.status == 0, "\(run.output)")
+        let summary = try #require(try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any])
+        #expect(summary["fromCache"] as? Int == 1, "\(run.output)")
+        let result = try #require((summary["results"] as? [[String: Any]])?.first)
+        let written = try Data(contentsOf: URL(fileURLWithPath: try #require(result["output"] as? String)))
+        #expect(written == stored.bytes)
+    }
+
+    @Test("the README shows exactly the shared cache example the child process runs")
+    func readmeMatchesSharedCacheExample() throws {
+        let source = TestFiles.repositoryRoot.appendingPathComponent(
+            "Tests/HoardDiskStress/ReadmeSharedCacheExample.swift")
+        let (shown, run) = try Self.example(named: "README shared cache example", source: source.path)
+        #expect(shown.count >= 5)
+        #expect(shown == run)
+        #expect(
+            shown.contains { $0.contains("Hoard.shared.store(") }
+                && shown.contains { $0.contains("Hoard.shared.retrieve(") })
+    }
+
+    /// Runs `executable` in `folder` with `$XDG_CACHE_HOME` set to `cacheHome`; returns its exit
+    /// status and standard output (standard error is appended after a blank line when not empty).
+    static func run(_ executable: URL, _ arguments: [String], cacheHome: URL, in folder: URL) async throws
+        -> (status: Int32, output: String)
+    {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.currentDirectoryURL = folder
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_CACHE_HOME"] = cacheHome.path
+        process.environment = environment
+        let output = Pipe(), error = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        try process.run()
+        async let out = Task.detached { output.fileHandleForReading.readDataToEndOfFile() }.value
+        async let err = Task.detached { error.fileHandleForReading.readDataToEndOfFile() }.value
+        let (outData, errData) = await (out, err)
+        process.waitUntilExit()
+        let errText = String(decoding: errData, as: UTF8.self)
+        let text = String(decoding: outData, as: UTF8.self)
+        return (
+            process.terminationStatus, errText.isEmpty || process.terminationStatus == 0 ? text : text + "\n" + errText
+        )
     }
 
     /// The lines of the example marked `name` in the README and in this file, without blank lines,

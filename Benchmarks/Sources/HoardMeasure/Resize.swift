@@ -14,7 +14,7 @@ func measureResize(jpegPath: String, seconds: Double) throws {
         let decode = try callsPerSecond(seconds: seconds) { _ = try Image(data: jpeg, options: options) }
         print(String(format: "decode to %4dx%-4d             %7.0f us", image.width, image.height, 1e6 / decode))
         for filter in [Image.ResamplingFilter.catmullRom, .lanczos3] {
-            let rate = try callsPerSecond(seconds: seconds) { _ = image.resized(toFit: 256, filter: filter) }
+            let rate = try callsPerSecond(seconds: seconds) { _ = try image.resized(toFit: 256, filter: filter) }
             print(
                 String(
                     format: "resize %4dx%-4d -> 256 %-10@ %7.0f us", image.width, image.height, "\(filter)",

@@ -34,17 +34,18 @@ extension Image {
     public static func decodeReportingWarnings(_ data: Data, options: DecodingOptions = .init())
         throws(ImageError) -> (image: Image, warnings: [String])
     {
-        guard !data.isEmpty else { throw .emptyData }
-        guard let format = ImageFormat(sniffing: data) else {
-            throw .unrecognizedFormat(leadingBytes: Array(data.prefix(8)))
-        }
-        let decoded = try NativeDecoder.forFormat(format).decode(data, options: options)
-        let image = options.appliesOrientation ? decoded.image.applyingOrientation(decoded.orientation) : decoded.image
-        return (image, decoded.warnings)
+        let decoded = try decodeKeepingFullSize(data, options: options)
+        return (decoded.image, decoded.warnings)
     }
 
     /// Makes a thumbnail from encoded bytes in one call: decode-time downscaling first (JPEG), then
     /// a resampling filter down to the box.
+    ///
+    /// The thumbnail's size comes from the image's full size (after EXIF orientation), not from
+    /// the DCT-scaled decode, and is rounded as Pillow's `Image.thumbnail` rounds it (see
+    /// ``resized(toFit:filter:)``): a 2268 x 1512 JPEG fitted into 256 decodes at 1/8 scale
+    /// (284 x 189) and is then resampled to exactly 256 x 171, the size Pillow and `vipsthumbnail`
+    /// make. Images within the box keep their size.
     ///
     /// ```swift
     /// let thumbnail = try Image.thumbnail(from: photoBytes, fittingIn: 256)
@@ -55,14 +56,50 @@ extension Image {
     ///   - box: The longest side of the result, at least 1. Smaller images keep their size.
     ///   - options: Decoding options; its ``DecodingOptions/targetSize`` is set to `box`.
     ///   - filter: The resampling filter for the final step.
-    /// - Throws: As ``init(data:options:)``.
+    /// - Returns: The thumbnail, upright unless `options` turns orientation off.
+    /// - Throws: ``ImageError/invalidValue(_:)`` naming `box` when it is less than 1 (checked
+    ///   before anything is decoded); otherwise as ``init(data:options:)``.
+    /// - Complexity: O(decoded pixels x kernel width) after the decode.
     public static func thumbnail(
         from data: Data, fittingIn box: Int, options: DecodingOptions = .init(),
         filter: ResamplingFilter = .lanczos3
     ) throws(ImageError) -> Image {
-        precondition(box > 0, "A thumbnail box must be at least 1 pixel")
+        guard box >= 1 else {
+            throw .invalidValue(InvalidValueError(field: "box", value: "\(box)", requirement: "at least 1"))
+        }
         var options = options
         options.targetSize = box
-        return try Image(data: data, options: options).resized(toFit: box, filter: filter)
+        let decoded = try decodeKeepingFullSize(data, options: options)
+        guard let size = try fittingSize(width: decoded.fullWidth, height: decoded.fullHeight, box: box) else {
+            // Within the box: decoded at full size (no DCT scale shrinks below the target).
+            return decoded.image
+        }
+        // No larger than the full size, which the decoding limit allowed: no second limit here.
+        return decoded.image.resampled(width: size.width, height: size.height, filter: filter)
+    }
+
+    // MARK: - Private
+
+    /// Decodes `data` and applies its orientation as `options` say; also returns the size the
+    /// header declares, oriented the same way: the full size even when DCT scaling made the
+    /// pixels smaller.
+    private static func decodeKeepingFullSize(_ data: Data, options: DecodingOptions) throws(ImageError)
+        -> (image: Image, fullWidth: Int, fullHeight: Int, warnings: [String])
+    {
+        guard !data.isEmpty else { throw .emptyData }
+        guard let format = ImageFormat(sniffing: data) else {
+            throw .unrecognizedFormat(leadingBytes: Array(data.prefix(8)))
+        }
+        let decoded = try NativeDecoder.forFormat(format).decode(data, options: options)
+        guard options.appliesOrientation else {
+            return (decoded.image, decoded.declaredWidth, decoded.declaredHeight, decoded.warnings)
+        }
+        let swaps = decoded.orientation.swapsDimensions
+        return (
+            decoded.image.applyingOrientation(decoded.orientation),
+            swaps ? decoded.declaredHeight : decoded.declaredWidth,
+            swaps ? decoded.declaredWidth : decoded.declaredHeight,
+            decoded.warnings
+        )
     }
 }

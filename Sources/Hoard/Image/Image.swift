@@ -8,7 +8,7 @@ import Foundation
 ///
 /// ```swift
 /// let photo = try Image(data: jpegBytes)                 // EXIF orientation applied
-/// let thumbnail = photo.resized(toFit: 256)              // longest side 256 px
+/// let thumbnail = try photo.resized(toFit: 256)          // longest side 256 px
 /// let bytes = try thumbnail.jpegData(quality: 85)
 /// ```
 public struct Image: Sendable, Equatable {

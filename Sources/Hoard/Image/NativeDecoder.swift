@@ -36,9 +36,11 @@ struct NativeDecoder: Sendable {
     /// Decodes `data`: header first (limit checked there), then the pixels straight into the
     /// array that the image keeps.
     ///
-    /// - Returns: The image as decoded (before orientation), its EXIF orientation, and the warnings.
+    /// - Returns: The image as decoded (before orientation, and smaller than declared when DCT
+    ///   scaling applied), the size its header declares (also before orientation), its EXIF
+    ///   orientation, and the warnings.
     func decode(_ data: Data, options: Image.DecodingOptions) throws(ImageError)
-        -> (image: Image, orientation: Image.Orientation, warnings: [String])
+        -> (image: Image, declaredWidth: Int, declaredHeight: Int, orientation: Image.Orientation, warnings: [String])
     {
         var nativeOptions = hoard_decode_options(
             // At least 1: the C layer reads 0 as "no limit", which a caller's 0 does not mean.
@@ -85,7 +87,10 @@ struct NativeDecoder: Sendable {
             return .success((image, orientation))
         }
         let (image, orientation) = try outcome.get()
-        return (image, orientation, result.warningLines)
+        // The header's size, as the C layer read it before choosing a DCT scale.
+        let declaredWidth = info.declared_width > 0 ? Int(info.declared_width) : image.width
+        let declaredHeight = info.declared_height > 0 ? Int(info.declared_height) : image.height
+        return (image, declaredWidth, declaredHeight, orientation, result.warningLines)
     }
 
     private static func exifOrientation(_ decoder: OpaquePointer) -> Image.Orientation {

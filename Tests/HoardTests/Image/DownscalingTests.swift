@@ -8,15 +8,7 @@ struct DownscalingTests {
     /// A 12-megapixel JPEG (4000 x 3000) made once for the suite.
     static let twelveMegapixels: Data = {
         let width = 4000, height = 3000
-        var pixels = [UInt8](repeating: 0, count: width * height * 3)
-        for y in 0..<height {
-            for x in 0..<width {
-                let i = (y * width + x) * 3
-                pixels[i] = UInt8(x * 255 / width)
-                pixels[i + 1] = UInt8(y * 255 / height)
-                pixels[i + 2] = UInt8((x / 100 + y / 100) % 2 * 255)
-            }
-        }
+        let pixels = PixelMath.gradient(width: width, height: height) { x, y in UInt8((x / 100 + y / 100) % 2 * 255) }
         // The initializer only fails on a size mismatch, which this loop rules out.
         return (try? Image(width: width, height: height, format: .rgb8, pixels: pixels).jpegData(quality: 85)) ?? Data()
     }()

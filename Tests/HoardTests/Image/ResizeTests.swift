@@ -13,14 +13,43 @@ struct ResizeTests {
 
     @Test("fits the longest side to the box and keeps the aspect ratio")
     func sizes() throws {
-        let landscape = try Self.uniform(.gray8, [9], width: 400, height: 300)
-        #expect(landscape.resized(toFit: 256).width == 256 && landscape.resized(toFit: 256).height == 192)
-        let portrait = try Self.uniform(.gray8, [9], width: 300, height: 400)
-        #expect(portrait.resized(toFit: 256).width == 192 && portrait.resized(toFit: 256).height == 256)
-        let strip = try Self.uniform(.gray8, [9], width: 1000, height: 1)
-        #expect(strip.resized(toFit: 10).width == 10 && strip.resized(toFit: 10).height == 1)
+        let landscape = try Self.uniform(.gray8, [9], width: 400, height: 300).resized(toFit: 256)
+        #expect(landscape.width == 256 && landscape.height == 192)
+        let portrait = try Self.uniform(.gray8, [9], width: 300, height: 400).resized(toFit: 256)
+        #expect(portrait.width == 192 && portrait.height == 256)
+        let strip = try Self.uniform(.gray8, [9], width: 1000, height: 1).resized(toFit: 10)
+        #expect(strip.width == 10 && strip.height == 1)
         let small = try Self.uniform(.gray8, [9], width: 100, height: 50)
-        #expect(small.resized(toFit: 256) == small)
+        #expect(try small.resized(toFit: 256) == small)
+    }
+
+    @Test("a box or side below 1, or an enlargement past 64 megapixels, is refused with the value named")
+    func invalidSizes() throws {
+        let image = try Self.uniform(.gray8, [9], width: 4, height: 3)
+        let png = try image.pngData()
+        func atLeastOne(_ field: String, _ value: Int) -> ImageError {
+            .invalidValue(InvalidValueError(field: field, value: "\(value)", requirement: "at least 1"))
+        }
+        for box in [0, -1, Int.min] {
+            #expect(throws: atLeastOne("box", box)) { try image.resized(toFit: box) }
+            #expect(throws: atLeastOne("box", box)) { try Image.thumbnail(from: png, fittingIn: box) }
+            // Checked before the data is looked at.
+            #expect(throws: atLeastOne("box", box)) { try Image.thumbnail(from: Data(), fittingIn: box) }
+        }
+        #expect(throws: atLeastOne("width", 0)) { try image.resized(width: 0, height: 3) }
+        #expect(throws: atLeastOne("height", -3)) { try image.resized(width: 4, height: -3) }
+        for (width, height) in [(8_001, 8_000), (64_000_001, 1), (Int.max, 2), (Int.max, Int.max)] {
+            let tooLarge = ImageError.invalidValue(
+                InvalidValueError(
+                    field: "width x height", value: "\(width) x \(height)",
+                    requirement: "at most \(Image.DecodingOptions.defaultMaximumPixelCount) pixels"))
+            #expect(throws: tooLarge) { try image.resized(width: width, height: height) }
+        }
+        // Up to the limit is fine (a cheap shape: one row).
+        #expect(try image.resized(width: 64_000, height: 1, filter: .box).width == 64_000)
+        #expect(
+            "\(atLeastOne("box", 0))" == "Invalid value: box must be at least 1, got 0",
+            "the message names the argument and the value")
     }
 
     @Test(
@@ -31,7 +60,7 @@ struct ResizeTests {
         let value2: [UInt8] = format.hasAlpha ? value.dropLast() + [255] : value
         let image = try Self.uniform(format, value2, width: 97, height: 61)
         for size in [(40, 25), (13, 7), (150, 90)] {
-            let resized = image.resized(width: size.0, height: size.1, filter: filter)
+            let resized = try image.resized(width: size.0, height: size.1, filter: filter)
             #expect(resized.format == format && resized.width == size.0 && resized.height == size.1)
             #expect(
                 resized == (try Self.uniform(format, value2, width: size.0, height: size.1)),
@@ -42,7 +71,7 @@ struct ResizeTests {
     @Test("box filter halving averages each 2 x 2 block")
     func boxAverages() throws {
         let image = try Image(width: 4, height: 2, format: .gray8, pixels: [0, 100, 10, 20, 50, 50, 30, 40])
-        let half = image.resized(width: 2, height: 1, filter: .box)
+        let half = try image.resized(width: 2, height: 1, filter: .box)
         #expect(half.pixels == [50, 25])
     }
 
@@ -59,7 +88,7 @@ struct ResizeTests {
             }
         }
         let image = try Image(width: width, height: height, format: format, pixels: pixels)
-        let small = image.resized(width: 10, height: 2, filter: filter)
+        let small = try image.resized(width: 10, height: 2, filter: filter)
         for i in stride(from: 0, to: small.pixels.count, by: channels) where small.pixels[i + channels - 1] > 0 {
             // Any pixel with coverage keeps its colour: white, not a gray fringe.
             for c in 0..<(channels - 1) {
@@ -85,9 +114,9 @@ struct ResizeTests {
         let width = 300, height = 20
         let pixels = (0..<height).flatMap { _ in (0..<width).map { UInt8($0 * 255 / (width - 1)) } }
         let image = try Image(width: width, height: height, format: .gray8, pixels: pixels)
-        let box = image.resized(width: 30, height: 2, filter: .box)
+        let box = try image.resized(width: 30, height: 2, filter: .box)
         for filter in Image.ResamplingFilter.allCases {
-            let resized = image.resized(width: 30, height: 2, filter: filter)
+            let resized = try image.resized(width: 30, height: 2, filter: filter)
             #expect(PixelMath.maximumDifference(resized, box) <= 3, "\(filter)")
             let row = Array(resized.pixels.prefix(30))
             #expect(zip(row, row.dropFirst()).allSatisfy { $0 <= $1 }, "\(filter): \(row)")
@@ -97,7 +126,7 @@ struct ResizeTests {
     @Test("upscaling works too")
     func upscale() throws {
         let image = try Image(width: 2, height: 1, format: .gray8, pixels: [0, 255])
-        let large = image.resized(width: 8, height: 1, filter: .bilinear)
+        let large = try image.resized(width: 8, height: 1, filter: .bilinear)
         #expect(large.pixels.first == 0 && large.pixels.last == 255)
         #expect(zip(large.pixels, large.pixels.dropFirst()).allSatisfy { $0 <= $1 })
     }
@@ -121,7 +150,7 @@ struct ResizeTests {
             return Double(pixels[i]) * Double(pixels[i - i % channels + alphaLane]) / 255
         }
         for (outWidth, outHeight) in [(25, 16), (67, 13), (90, 55)] {
-            let resized = image.resized(width: outWidth, height: outHeight, filter: filter)
+            let resized = try image.resized(width: outWidth, height: outHeight, filter: filter)
             let horizontal = Resampler.Kernel(inputSize: width, outputSize: outWidth, filter: filter)
             let vertical = Resampler.Kernel(inputSize: height, outputSize: outHeight, filter: filter)
             // Horizontal pass, then vertical, in Double; each output rounded and clamped at the end.

@@ -4,6 +4,21 @@ import Foundation
 
 /// Pixel comparisons for tests.
 enum PixelMath {
+    /// An RGB picture of `width` x `height`: red grows left to right, green top to bottom, blue is
+    /// `blue(x, y)`. Smooth enough for JPEG, with edges where `blue` has them.
+    static func gradient(width: Int, height: Int, blue: (_ x: Int, _ y: Int) -> UInt8) -> [UInt8] {
+        var pixels = [UInt8](repeating: 0, count: width * height * 3)
+        for y in 0..<height {
+            for x in 0..<width {
+                let i = (y * width + x) * 3
+                pixels[i] = UInt8(x * 255 / width)
+                pixels[i + 1] = UInt8(y * 255 / height)
+                pixels[i + 2] = blue(x, y)
+            }
+        }
+        return pixels
+    }
+
     /// FNV-1a, 64 bits: the hash `TestImages/references/make_png_references.py` writes.
     static func fnv1a64(_ bytes: [UInt8]) -> UInt64 {
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325

@@ -1,0 +1,105 @@
+import Foundation
+
+extension Hoard {
+    /// Stores bytes that are already a value's encoding, as a value of type `T`, without decoding
+    /// or re-encoding them: for a caller that has the bytes at hand (a thumbnail just encoded, a
+    /// file downloaded) and wants readers to get a `T`.
+    ///
+    /// The caller promises that `T.decode(bytes)` succeeds: the bytes are not checked. A later
+    /// ``retrieve(_:forKey:)-(_,String)`` as `T` decodes them (bytes that do not decode, a broken
+    /// promise, are a miss and are removed);
+    /// ``retrieveEncoded(_:forKey:)`` and ``storedBytes(forKey:)`` give them back as they are.
+    /// The bytes go to the disk tier only; any value the memory tier holds for `key` is dropped,
+    /// so the next read decodes these bytes. The configuration's
+    /// ``Configuration/insertionPolicy`` sees the bytes themselves (a `Data`) as the candidate's
+    /// value. With caching disabled (``Configuration/isCachingEnabled``), this does nothing.
+    ///
+    /// ```swift
+    /// let jpeg = try thumbnail.jpegData(quality: 80)
+    /// try await hoard.storeEncoded(jpeg, as: Image.self, forKey: "thumbnail/42")
+    /// let image = try await hoard.retrieve(Image.self, forKey: "thumbnail/42")  // decoded from those bytes
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - bytes: The value's encoding, as `T.encode()` would give it (for ``Image``, a PNG or JPEG file).
+    ///   - type: The type the bytes are recorded as (its ``Cachable/cacheTypeIdentifier``).
+    ///   - key: Any string; it never becomes a path.
+    ///   - expiry: When the value stops being returned; `nil` means the configuration's
+    ///     ``Configuration/defaultExpiry``.
+    /// - Throws: ``HoardError/invalidValue(_:)`` for an expiry that is not finite;
+    ///   ``HoardError/disk(_:)`` naming the path and errno; the previous value then stays.
+    /// - Complexity: O(n) in the size of `bytes` (one checksum pass and one write).
+    public func storeEncoded<T: Cachable>(_ bytes: Data, as type: T.Type, forKey key: String, expiry: Expiry? = nil)
+        async throws
+    {
+        try writeEncoded(bytes, typeName: Self.typeName(of: T.self), candidate: bytes, forKey: key, expiry: expiry)
+    }
+
+    /// The bytes a fresh value of type `T` under `key` is stored as, without decoding them: what
+    /// to copy to a file or a response when the encoding is what is wanted.
+    ///
+    /// Freshness is checked as ``retrieve(_:forKey:)-(_,String)`` checks it (the entry's expiry, the
+    /// ``Configuration/expirationPolicy``, ``expireAll()``), and the read counts as a hit or a miss.
+    /// Only the disk tier is read: it holds the encoding of every stored value.
+    ///
+    /// ```swift
+    /// if let jpeg = try await hoard.retrieveEncoded(Image.self, forKey: "thumbnail/42") {
+    ///     try jpeg.write(to: outputURL)
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - type: The type the value must have been stored as.
+    ///   - key: The key it was stored under.
+    /// - Returns: The value's encoding (for ``Image``, a PNG or JPEG file), or `nil` when there is
+    ///   no fresh value.
+    /// - Throws: ``HoardError/typeMismatch(key:expected:stored:)`` when the value was stored as
+    ///   another type; ``HoardError/disk(_:)``.
+    /// - Complexity: O(n) in the size of the entry (one read and one checksum pass).
+    public func retrieveEncoded<T: Cachable>(_ type: T.Type, forKey key: String) async throws -> Data? {
+        guard configuration.isCachingEnabled else { return nil }
+        let freshness = freshness(nil)
+        guard let stored = try onDisk({ try $0.entryIncludingExpired(forKey: key) }),
+            freshness.isFresh(cachedAt: stored.creationDate, expiresAt: stored.expirationDate)
+        else {
+            monitor.record(.miss(key: key))
+            return nil
+        }
+        let expected = Self.typeName(of: T.self)
+        guard let (typeName, payload) = TypedPayload.unwrap(stored.data) else {
+            throw HoardError.typeMismatch(key: key, expected: expected, stored: "untyped bytes")
+        }
+        guard typeName == expected else {
+            throw HoardError.typeMismatch(key: key, expected: expected, stored: typeName)
+        }
+        monitor.record(.hit(key: key, tier: .disk))
+        return payload
+    }
+
+    /// Writes `bytes` to the disk tier under `typeName` unless the insertion policy refuses
+    /// `candidate`, then drops the memory tier's value for `key`.
+    ///
+    /// - Throws: ``HoardError/invalidValue(_:)``, ``HoardError/disk(_:)``.
+    func writeEncoded(
+        _ bytes: Data, typeName: String, candidate: any Cachable, forKey key: String, expiry: Expiry?
+    ) throws(HoardError) {
+        guard configuration.isCachingEnabled else { return }
+        do {
+            try expiry?.validate("Hoard.storeEncoded(_:as:forKey:expiry:) expiry")
+        } catch {
+            throw .invalidValue(error)
+        }
+        guard configuration.insertionPolicy.shouldStore(.init(key: key, value: candidate, byteCount: bytes.count))
+        else {
+            memory.removeValue(forKey: key)
+            try onDisk { try $0.remove(forKey: key) }
+            monitor.record(.storeRefused(key: key, byteCount: bytes.count))
+            return
+        }
+        let expiresAt = (expiry ?? configuration.defaultExpiry).expirationDate(from: configuration.now())
+        let pinned: Expiry = expiresAt.map(Expiry.date) ?? .never
+        try onDisk { try $0.store(TypedPayload.wrap(bytes, typeName: typeName), forKey: key, expiry: pinned) }
+        memory.removeValue(forKey: key)
+        monitor.record(.stored(key: key, byteCount: bytes.count))
+    }
+}
