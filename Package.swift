@@ -18,6 +18,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.24.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         // System libraries: the package manager suggests these packages when a header is missing.
@@ -94,6 +95,30 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
+        ),
+        // A small RESP2 (Redis) client on SwiftNIO, for the Redis cache tier. Protocol/ imports only the
+        // standard library (the RESP fuzz harness compiles it alone).
+        .target(
+            name: "HoardRESP",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            path: "Sources/HoardRESP"
+        ),
+        // Against a real redis-server that each test starts on a loopback port (skipped without one,
+        // unless HOARD_REQUIRE_REDIS=1).
+        .testTarget(
+            name: "HoardRESPTests",
+            dependencies: [
+                "HoardRESP",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            path: "Tests/HoardRESPTests"
         ),
     ]
 )

@@ -33,11 +33,43 @@ public protocol Cachable: Sendable {
     /// Override it with a fixed string to keep stored entries readable after renaming or moving
     /// the type (and for types declared inside functions, whose reflected name is not stable).
     static var cacheTypeIdentifier: String { get }
+
+    /// The bytes a ``Hoard`` stores for this value, given the cache's settings.
+    ///
+    /// The default is ``encode()``. ``Image`` uses the cache's JPEG quality for opaque images.
+    ///
+    /// - Parameter options: The cache's encoding settings.
+    /// - Throws: As ``encode()``.
+    func encode(with options: CachableEncodingOptions) throws -> Data
+
+    /// What keeping this value decoded costs a memory tier, in bytes.
+    ///
+    /// The default is the size of its encoding; ``Image`` counts its pixel bytes.
+    ///
+    /// - Parameter encodedByteCount: The size of the value's encoding.
+    func memoryCost(encodedByteCount: Int) -> Int
+}
+
+/// The settings a cache hands to ``Cachable/encode(with:)``.
+public struct CachableEncodingOptions: Sendable, Hashable {
+    /// The JPEG quality for lossy image encodings, 1...100.
+    public var jpegQuality: Int
+
+    /// Settings with `jpegQuality` (default 90, ``Image/cacheJPEGQuality``).
+    public init(jpegQuality: Int = 90) {
+        self.jpegQuality = jpegQuality
+    }
 }
 
 extension Cachable {
     /// The type's full Swift name.
     public static var cacheTypeIdentifier: String { String(reflecting: Self.self) }
+
+    /// ``encode()``: the options matter only to lossy encodings.
+    public func encode(with options: CachableEncodingOptions) throws -> Data { try encode() }
+
+    /// The size of the encoding.
+    public func memoryCost(encodedByteCount: Int) -> Int { encodedByteCount }
 }
 
 extension Cachable where Self: Codable {

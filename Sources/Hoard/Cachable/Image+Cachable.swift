@@ -15,6 +15,18 @@ extension Image: Cachable {
         hasAlpha ? try pngData() : try jpegData(quality: Self.cacheJPEGQuality)
     }
 
+    /// PNG when the image has alpha, else JPEG at the cache's `options.jpegQuality`.
+    ///
+    /// - Throws: ``ImageError``.
+    public func encode(with options: CachableEncodingOptions) throws -> Data {
+        hasAlpha ? try pngData() : try jpegData(quality: options.jpegQuality)
+    }
+
+    /// The pixel bytes: what the decoded image takes in memory.
+    public func memoryCost(encodedByteCount: Int) -> Int {
+        pixels.count
+    }
+
     /// Decodes PNG or JPEG bytes with the default ``DecodingOptions``.
     ///
     /// - Throws: ``ImageError``.

@@ -61,7 +61,7 @@ extension DiskCache {
     ///   ``DiskCacheError/readFailed(path:call:errno:)``.
     /// - Complexity: O(m) file opens and header reads for m entry files.
     @discardableResult
-    func removeEntries(where shouldRemove: (_ key: String, _ payloadPrefix: ArraySlice<UInt8>) -> Bool) throws -> [String] {
+    func removeEntryFiles(where shouldRemove: (_ key: String, _ payloadPrefix: ArraySlice<UInt8>) -> Bool) throws -> [String] {
         let now = configuration.now()
         var removed: [String] = []
         for file in try scanEntryFiles() {

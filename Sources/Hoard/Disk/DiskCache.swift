@@ -120,23 +120,31 @@ public final class DiskCache: Sendable {
     /// - Complexity: O(n) in the size of `data` (one checksum pass and one write); a trim, when
     ///   due, is O(m log m) in the number of entries.
     public func store(_ data: Data, forKey key: String, expiry: Expiry = .never) throws {
-        let keyByteCount = key.utf8.count
-        guard keyByteCount <= Self.maximumKeyByteCount else {
-            throw DiskCacheError.keyTooLong(byteCount: keyByteCount, maximum: Self.maximumKeyByteCount)
-        }
         do {
             try expiry.validate("DiskCache.store(_:forKey:expiry:) expiry")
         } catch {
             throw DiskCacheError.invalidValue(error)
         }
         let now = configuration.now()
-        let expirationDate = expiry.expirationDate(from: now)
+        try store(data, forKey: key, creationDate: now, expirationDate: expiry.expirationDate(from: now))
+    }
+
+    /// Stores `data` under `key` with the given dates (a copy from another tier keeps its own);
+    /// an expiration date that has passed removes the key's value instead.
+    ///
+    /// - Throws: As ``store(_:forKey:expiry:)``.
+    func store(_ data: Data, forKey key: String, creationDate: Date, expirationDate: Date?) throws {
+        let keyByteCount = key.utf8.count
+        guard keyByteCount <= Self.maximumKeyByteCount else {
+            throw DiskCacheError.keyTooLong(byteCount: keyByteCount, maximum: Self.maximumKeyByteCount)
+        }
+        let now = configuration.now()
         if let date = expirationDate, date <= now {
             try remove(forKey: key)
             return
         }
         let header = Entry.Header(
-            key: key, creationDate: now, expirationDate: expirationDate,
+            key: key, creationDate: creationDate, expirationDate: expirationDate,
             payloadByteCount: data.count, payloadChecksum: 0)  // computed while writing
         let written = try writeEntryFile(header: header, payload: data, location: location(forKey: key), now: now)
         noteWrite(written)

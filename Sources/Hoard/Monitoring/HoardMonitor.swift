@@ -30,9 +30,13 @@ final class HoardMonitor: Sendable {
     /// All mutable state; touched only inside `withLock`.
     private let state = Lock(State())
 
-    init(logger: Logger, metrics: HoardMetrics) {
+    /// The read order of the tiers, memory first: a hit in one is a miss in those before it.
+    let tierOrder: [CacheTierIdentifier]
+
+    init(logger: Logger, metrics: HoardMetrics, tierOrder: [CacheTierIdentifier]) {
         self.logger = logger
         self.metrics = metrics
+        self.tierOrder = tierOrder
     }
 
     /// Counts `event`, yields it to the observers that want it, and logs it.
@@ -41,7 +45,7 @@ final class HoardMonitor: Sendable {
     /// counted; `yield` only enqueues, it never runs observer code.
     func record(_ event: HoardEvent) {
         state.withLock { state in
-            state.statistics.count(event)
+            state.statistics.count(event, tierOrder: tierOrder)
             for subscriber in state.subscribers.values where subscriber.wants(event) {
                 subscriber.continuation.yield(event)
             }

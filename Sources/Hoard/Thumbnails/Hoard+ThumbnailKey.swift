@@ -48,7 +48,7 @@ extension Hoard {
     public func store(_ thumbnail: Image, forKey key: ThumbnailKey, expiry: Expiry? = nil) async throws {
         guard configuration.isCachingEnabled else { return }
         let bytes = try key.encoded(thumbnail)
-        try writeEncoded(
+        try await writeEncoded(
             bytes, typeName: Self.typeName(of: Image.self), candidate: thumbnail, forKey: key.key, expiry: expiry)
     }
 }

@@ -14,13 +14,9 @@ import Foundation
 /// }
 /// ```
 public enum HoardEvent: Sendable {
-    /// Which tier an event is about.
-    public enum Tier: Sendable, Hashable {
-        /// The memory tier.
-        case memory
-        /// The disk tier.
-        case disk
-    }
+    /// Which tier an event is about: ``CacheTierIdentifier/memory``, ``CacheTierIdentifier/disk``
+    /// or another tier's identifier.
+    public typealias Tier = CacheTierIdentifier
 
     /// A read found a fresh value in `tier` (a disk hit is promoted to memory).
     case hit(key: String, tier: Tier)
@@ -71,13 +67,13 @@ extension HoardEvent: CustomStringConvertible {
     /// The event in words, for logs: `hit "avatar/42" in memory`.
     public var description: String {
         switch self {
-        case .hit(let key, let tier): "hit \"\(key)\" in \(tier == .memory ? "memory" : "disk")"
+        case .hit(let key, let tier): "hit \"\(key)\" in \(tier)"
         case .miss(let key): "miss \"\(key)\""
         case .stored(let key, let byteCount): "stored \"\(key)\" (\(byteCount) bytes)"
         case .storeRefused(let key, let byteCount): "insertion policy refused \"\(key)\" (\(byteCount) bytes)"
         case .removed(let key): "removed \"\(key)\""
         case .removedAll: "removed every value"
-        case .evicted(let tier, let count): "evicted \(count) from \(tier == .memory ? "memory" : "disk")"
+        case .evicted(let tier, let count): "evicted \(count) from \(tier)"
         case .fetchStarted(let key): "fetch started for \"\(key)\""
         case .fetchCoalesced(let key): "joined the running fetch for \"\(key)\""
         case .fetchSucceeded(let key): "fetch succeeded for \"\(key)\""

@@ -61,7 +61,7 @@ extension Hoard {
         let task = Task { [self] in
             do {
                 if configuration.isCachingEnabled,
-                    let cached = cachedEntry(T.self, forKey: key, expirationPolicy: expirationPolicy)
+                    let cached = await cachedEntry(T.self, forKey: key, expirationPolicy: expirationPolicy)
                 {
                     continuation.yield(transform(cached))
                 }

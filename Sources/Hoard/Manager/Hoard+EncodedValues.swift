@@ -9,7 +9,7 @@ extension Hoard {
     /// ``retrieve(_:forKey:)-(_,String)`` as `T` decodes them (bytes that do not decode, a broken
     /// promise, are a miss and are removed);
     /// ``retrieveEncoded(_:forKey:)`` and ``storedBytes(forKey:)`` give them back as they are.
-    /// The bytes go to the disk tier only; any value the memory tier holds for `key` is dropped,
+    /// The bytes go to the byte tiers only; any value the memory tier holds for `key` is dropped,
     /// so the next read decodes these bytes. The configuration's
     /// ``Configuration/insertionPolicy`` sees the bytes themselves (a `Data`) as the candidate's
     /// value. With caching disabled (``Configuration/isCachingEnabled``), this does nothing.
@@ -32,7 +32,7 @@ extension Hoard {
     public func storeEncoded<T: Cachable>(_ bytes: Data, as type: T.Type, forKey key: String, expiry: Expiry? = nil)
         async throws
     {
-        try writeEncoded(bytes, typeName: Self.typeName(of: T.self), candidate: bytes, forKey: key, expiry: expiry)
+        try await writeEncoded(bytes, typeName: Self.typeName(of: T.self), candidate: bytes, forKey: key, expiry: expiry)
     }
 
     /// The bytes a fresh value of type `T` under `key` is stored as, without decoding them: what
@@ -40,7 +40,8 @@ extension Hoard {
     ///
     /// Freshness is checked as ``retrieve(_:forKey:)-(_,String)`` checks it (the entry's expiry, the
     /// ``Configuration/expirationPolicy``, ``expireAll()``), and the read counts as a hit or a miss.
-    /// Only the disk tier is read: it holds the encoding of every stored value.
+    /// Only the byte tiers are read, in order (a hit is copied into the tiers before it): they
+    /// hold the encoding of every stored value.
     ///
     /// ```swift
     /// if let jpeg = try await hoard.retrieveEncoded(Image.self, forKey: "thumbnail/42") {
@@ -59,30 +60,37 @@ extension Hoard {
     public func retrieveEncoded<T: Cachable>(_ type: T.Type, forKey key: String) async throws -> Data? {
         guard configuration.isCachingEnabled else { return nil }
         let freshness = freshness(nil)
-        guard let stored = try onDisk({ try $0.entryIncludingExpired(forKey: key) }),
-            freshness.isFresh(cachedAt: stored.creationDate, expiresAt: stored.expirationDate)
-        else {
-            monitor.record(.miss(key: key))
-            return nil
+        for (index, tier) in tiers.enumerated() {
+            let found: CacheTierEntry?
+            do {
+                found = try await tier.entry(forKey: key)
+            } catch {
+                throw HoardError(wrapping: error)
+            }
+            guard let stored = found, freshness.isFresh(cachedAt: stored.createdAt, expiresAt: stored.expiresAt)
+            else { continue }
+            let expected = Self.typeName(of: T.self)
+            guard let (typeName, payload) = TypedPayload.unwrap(stored.bytes) else {
+                throw HoardError.typeMismatch(key: key, expected: expected, stored: "untyped bytes")
+            }
+            guard typeName == expected else {
+                throw HoardError.typeMismatch(key: key, expected: expected, stored: typeName)
+            }
+            await copy(stored, forKey: key, into: tiers[..<index])
+            monitor.record(.hit(key: key, tier: tier.identifier))
+            return payload
         }
-        let expected = Self.typeName(of: T.self)
-        guard let (typeName, payload) = TypedPayload.unwrap(stored.data) else {
-            throw HoardError.typeMismatch(key: key, expected: expected, stored: "untyped bytes")
-        }
-        guard typeName == expected else {
-            throw HoardError.typeMismatch(key: key, expected: expected, stored: typeName)
-        }
-        monitor.record(.hit(key: key, tier: .disk))
-        return payload
+        monitor.record(.miss(key: key))
+        return nil
     }
 
-    /// Writes `bytes` to the disk tier under `typeName` unless the insertion policy refuses
+    /// Writes `bytes` to every byte tier under `typeName` unless the insertion policy refuses
     /// `candidate`, then drops the memory tier's value for `key`.
     ///
     /// - Throws: ``HoardError/invalidValue(_:)``, ``HoardError/disk(_:)``.
     func writeEncoded(
         _ bytes: Data, typeName: String, candidate: any Cachable, forKey key: String, expiry: Expiry?
-    ) throws(HoardError) {
+    ) async throws(HoardError) {
         guard configuration.isCachingEnabled else { return }
         do {
             try expiry?.validate("Hoard.storeEncoded(_:as:forKey:expiry:) expiry")
@@ -91,14 +99,15 @@ extension Hoard {
         }
         guard configuration.insertionPolicy.shouldStore(.init(key: key, value: candidate, byteCount: bytes.count))
         else {
-            memory.removeValue(forKey: key)
-            try onDisk { try $0.remove(forKey: key) }
+            try await removeEverywhere(forKey: key)
             monitor.record(.storeRefused(key: key, byteCount: bytes.count))
             return
         }
-        let expiresAt = (expiry ?? configuration.defaultExpiry).expirationDate(from: configuration.now())
-        let pinned: Expiry = expiresAt.map(Expiry.date) ?? .never
-        try onDisk { try $0.store(TypedPayload.wrap(bytes, typeName: typeName), forKey: key, expiry: pinned) }
+        let now = configuration.now()
+        let expiresAt = (expiry ?? configuration.defaultExpiry).expirationDate(from: now)
+        try await storeInTiers(
+            CacheTierEntry(bytes: TypedPayload.wrap(bytes, typeName: typeName), createdAt: now, expiresAt: expiresAt),
+            forKey: key)
         memory.removeValue(forKey: key)
         monitor.record(.stored(key: key, byteCount: bytes.count))
     }

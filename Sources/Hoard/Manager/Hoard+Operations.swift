@@ -23,7 +23,7 @@ extension Hoard {
     ///   naming the path and errno (a full disk, an unwritable folder); the previous value stays.
     public func store<T: Cachable>(_ object: T, forKey key: String, expiry: Expiry? = nil) async throws {
         guard configuration.isCachingEnabled else { return }
-        try write(object, forKey: key, expiry: expiry)
+        try await write(object, forKey: key, expiry: expiry)
     }
 
     /// The value stored under `key`, or `nil` when there is none or it has expired.
@@ -46,7 +46,7 @@ extension Hoard {
     /// - Throws: ``HoardError/typeMismatch(key:expected:stored:)`` when the value was stored as
     ///   another type (a programming error, not stale data); ``HoardError/disk(_:)``.
     public func retrieve<T: Cachable>(_ type: T.Type = T.self, forKey key: String) async throws -> T? {
-        try lookUp(type, forKey: key, expirationPolicy: nil)?.value
+        try await lookUp(type, forKey: key, expirationPolicy: nil)?.value
     }
 
     /// The value stored under `key` with its metadata: when it was cached, when it expires, its
@@ -58,24 +58,29 @@ extension Hoard {
     /// - Returns: The entry, or `nil` when there is none or it has expired.
     /// - Throws: As ``retrieve(_:forKey:)-(_,String)``.
     public func entry<T: Cachable>(_ type: T.Type = T.self, forKey key: String) async throws -> CacheEntry<T>? {
-        try lookUp(type, forKey: key, expirationPolicy: nil)
+        try await lookUp(type, forKey: key, expirationPolicy: nil)
     }
 
-    /// Removes the value stored under `key` from both tiers; removing a missing key is not an error.
+    /// Removes the value stored under `key` from every tier; removing a missing key is not an error.
     ///
     /// - Throws: ``HoardError/disk(_:)`` when the file exists but cannot be removed.
     public func remove(forKey key: String) async throws {
-        memory.removeValue(forKey: key)
-        try onDisk { try $0.remove(forKey: key) }
+        try await removeEverywhere(forKey: key)
         monitor.record(.removed(key: key))
     }
 
-    /// Removes every value from both tiers.
+    /// Removes every value from every tier.
     ///
     /// - Throws: ``HoardError/disk(_:)``.
     public func removeAll() async throws {
         memory.removeAll()
-        try onDisk { try $0.removeAll() }
+        for tier in tiers {
+            do {
+                try await tier.removeAll()
+            } catch {
+                throw HoardError(wrapping: error)
+            }
+        }
         monitor.record(.removedAll)
     }
 

@@ -37,13 +37,17 @@ public final class Hoard: Sendable {
     /// The folder that holds the disk tier.
     public let directory: URL
 
-    let memory: MemoryCache<String, MemoryRecord>
+    let memory: MemoryCache<String, StoredValue>
+    /// The disk tier, or why it could not open: for what only the disk does (listing, trimming).
     let disk: Result<DiskCache, HoardError>
+    /// The byte tiers after memory, in read order: the disk, then the configuration's
+    /// ``Configuration/additionalTiers``.
+    let tiers: [any CacheTier]
     let logger: Logger
     /// Statistics, observers' event streams and the debug log.
     let monitor: HoardMonitor
     /// One running fetch per key.
-    let flights = SingleFlight<String, FetchedValue>()
+    let flights = SingleFlight<String, StoredValue>()
     /// What ``expireAll()`` set, here or in another process.
     let expirationMark: ExpirationMark
     /// Keeps the completion-handler calls on each key in the caller's order.
@@ -70,9 +74,11 @@ public final class Hoard: Sendable {
         self.configuration = configuration
         self.directory = configuration.resolvedDirectory
         self.logger = configuration.logger
+        let tierOrder = [CacheTierIdentifier.memory, .disk] + configuration.additionalTiers.map(\.identifier)
         let metrics = HoardMetrics(
-            cacheName: configuration.name, factory: configuration.metricsFactory ?? MetricsSystem.factory)
-        let monitor = HoardMonitor(logger: configuration.logger, metrics: metrics)
+            cacheName: configuration.name, tiers: tierOrder,
+            factory: configuration.metricsFactory ?? MetricsSystem.factory)
+        let monitor = HoardMonitor(logger: configuration.logger, metrics: metrics, tierOrder: tierOrder)
         self.monitor = monitor
         memory = MemoryCache(
             validated: .init(
@@ -89,6 +95,12 @@ public final class Hoard: Sendable {
         } catch {
             disk = .failure(HoardError(wrapping: error))
         }
+        let diskTier: any CacheTier =
+            switch disk {
+            case .success(let cache): cache
+            case .failure(let error): UnavailableTier(identifier: .disk, error: error)
+            }
+        tiers = [diskTier] + configuration.additionalTiers
         let markDirectory: URL? = if case .success = disk { directory } else { nil }
         expirationMark = ExpirationMark(
             directory: markDirectory, refreshInterval: configuration.expirationMarkRefreshInterval,
@@ -110,16 +122,9 @@ public final class Hoard: Sendable {
     }
 }
 
-/// What the memory tier keeps for a key: the decoded value and its metadata.
-struct MemoryRecord: Sendable {
-    let value: any Sendable
-    let typeName: String
-    let cachedAt: Date
-    let expiresAt: Date?
-}
-
-/// What a fetch hands to every caller that waited for it: the value, as stored.
-struct FetchedValue: Sendable {
+/// A decoded value with its type and dates: what the memory tier keeps for a key, and what a fetch
+/// hands to every caller that waited for it.
+struct StoredValue: Sendable {
     let value: any Sendable
     let typeName: String
     let cachedAt: Date

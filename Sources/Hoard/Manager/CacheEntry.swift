@@ -8,15 +8,9 @@ import Foundation
 /// }
 /// ```
 public struct CacheEntry<Value: Sendable>: Sendable {
-    /// Which tier answered.
-    public enum Source: Sendable, Hashable {
-        /// The memory tier.
-        case memory
-        /// The disk tier (the value is now in memory too).
-        case disk
-        /// No tier: the value was just produced by a fetch.
-        case fetch
-    }
+    /// Which tier answered: ``CacheTierIdentifier/memory``, ``CacheTierIdentifier/disk``, another
+    /// tier's identifier (`"redis"`), or ``CacheTierIdentifier/fetch`` for a value a fetch just made.
+    public typealias Source = CacheTierIdentifier
 
     /// The value.
     public let value: Value

@@ -1,7 +1,7 @@
 import Foundation
 
 extension Hoard {
-    /// Removes every value whose key `shouldRemove` accepts, from memory and from disk.
+    /// Removes every value whose key `shouldRemove` accepts, from memory and from every byte tier.
     ///
     /// For dropping every variant of one source, or a namespace of keys:
     ///
@@ -18,11 +18,11 @@ extension Hoard {
     ///   read (with the first bytes of the value, up to 16 KiB) per entry, never whole values.
     @discardableResult
     public func removeAll(where shouldRemove: @escaping @Sendable (String) -> Bool) async throws -> Int {
-        try removeAll { key, _ in shouldRemove(key) }
+        try await removeAll { key, _ in shouldRemove(key) }
     }
 
     /// Removes every value stored as `type` (by its ``Cachable/cacheTypeIdentifier``), from memory
-    /// and from disk.
+    /// and from every byte tier.
     ///
     /// ```swift
     /// try await hoard.removeAll(ofType: Image.self)   // every image; strings and data stay
@@ -35,7 +35,7 @@ extension Hoard {
     @discardableResult
     public func removeAll<T: Cachable>(ofType type: T.Type) async throws -> Int {
         let identifier = Self.typeName(of: T.self)
-        return try removeAll { _, typeName in typeName == identifier }
+        return try await removeAll { _, typeName in typeName == identifier }
     }
 
     // MARK: - Private
@@ -44,12 +44,18 @@ extension Hoard {
     /// removal event per key.
     private func removeAll(
         where shouldRemove: @escaping @Sendable (_ key: String, _ typeName: String?) -> Bool
-    ) throws -> Int {
+    ) async throws -> Int {
         var removedKeys = Set(memory.removeValues { key, record in shouldRemove(key, record.typeName) })
-        let removedFromDisk = try onDisk { cache in
-            try cache.removeEntries { key, prefix in shouldRemove(key, TypedPayload.typeName(prefixing: prefix)) }
+        for tier in tiers {
+            do {
+                removedKeys.formUnion(
+                    try await tier.removeEntries { key, prefix in
+                        shouldRemove(key, TypedPayload.typeName(prefixing: prefix))
+                    })
+            } catch {
+                throw HoardError(wrapping: error)
+            }
         }
-        removedKeys.formUnion(removedFromDisk)
         for key in removedKeys.sorted() { monitor.record(.removed(key: key)) }
         return removedKeys.count
     }

@@ -47,6 +47,10 @@ extension Hoard {
         /// ``HoardError/notCached(key:)``. Run an app's tests both ways to check that the cache
         /// changes how often work runs, never what it returns.
         public var isCachingEnabled: Bool
+        /// Byte tiers after the disk, in read order: a shared Redis tier, or a ``CacheTier`` of
+        /// your own (default none). Reads try memory, the disk, then these; a hit is copied into
+        /// the tiers before it; stores write through all of them.
+        public var additionalTiers: [any CacheTier] = []
         /// Where the cache's metrics go (hits and misses per tier, stores, evictions, fetch
         /// durations; see *Monitoring* in the DocC article *Fetching through the cache*); `nil` (the default) means the factory the
         /// application bootstrapped with `MetricsSystem.bootstrap(_:)` before creating the cache,
@@ -129,6 +133,12 @@ extension Hoard {
                     expirationMarkRefreshInterval, atLeast: 0, "Hoard.Configuration.expirationMarkRefreshInterval")
                 try defaultExpiry.validate("Hoard.Configuration.defaultExpiry")
                 try expirationPolicy.validate("Hoard.Configuration.expirationPolicy")
+                var seen: Set<CacheTierIdentifier> = [.memory, .disk, .fetch]
+                for tier in additionalTiers where !seen.insert(tier.identifier).inserted {
+                    throw InvalidValueError(
+                        field: "Hoard.Configuration.additionalTiers", value: "\(tier.identifier)",
+                        requirement: "tiers with unique identifiers other than memory, disk and fetch")
+                }
             } catch {
                 throw .invalidValue(error)
             }

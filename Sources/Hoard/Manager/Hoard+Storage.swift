@@ -22,26 +22,27 @@ extension Hoard {
             mark: expirationMark.current())
     }
 
-    /// The fresh value under `key`: from memory, else from disk (then promoted to memory).
+    /// The fresh value under `key`: from memory, else from the first byte tier that has it (then
+    /// copied into the tiers before that one and into memory, with its dates).
     ///
     /// Records a hit or a miss. Expired values stay where they are (a fallback may still want them);
     /// the tiers' limits, trims and later stores take them out.
     ///
     /// An entry stored as `T` whose bytes no longer decode as `T` (the type changed in an app
-    /// update) is a miss: it is removed from both tiers, logged and counted.
+    /// update) is a miss: it is removed from every tier, logged and counted.
     ///
     /// - Throws: ``HoardError/typeMismatch(key:expected:stored:)``, ``HoardError/disk(_:)``.
     func lookUp<T: Cachable>(
         _ type: T.Type, forKey key: String, expirationPolicy: ExpirationPolicy?
-    ) throws -> CacheEntry<T>? {
+    ) async throws -> CacheEntry<T>? {
         guard configuration.isCachingEnabled else { return nil }
         let freshness = freshness(expirationPolicy)
         if let entry = try memoryEntry(T.self, forKey: key, freshness: freshness), !entry.isStale {
             monitor.record(.hit(key: key, tier: .memory))
             return entry
         }
-        if let entry = try diskEntry(T.self, forKey: key, freshness: freshness, includingStale: false) {
-            monitor.record(.hit(key: key, tier: .disk))
+        if let entry = try await tierEntry(T.self, forKey: key, freshness: freshness, includingStale: false) {
+            monitor.record(.hit(key: key, tier: entry.source))
             return entry
         }
         monitor.record(.miss(key: key))
@@ -49,17 +50,17 @@ extension Hoard {
     }
 
     /// The value under `key` even when it has expired (then marked stale), for a fallback: a fresh
-    /// value in memory, else the disk's, else a stale one in memory. Counts nothing; read errors
-    /// are logged and give `nil`.
+    /// value in memory, else the byte tiers', else a stale one in memory. Counts nothing; read
+    /// errors are logged and give `nil`.
     func fallbackEntry<T: Cachable>(
         _ type: T.Type, forKey key: String, expirationPolicy: ExpirationPolicy?
-    ) -> CacheEntry<T>? {
+    ) async -> CacheEntry<T>? {
         guard configuration.isCachingEnabled else { return nil }
         let freshness = freshness(expirationPolicy)
         do {
             let inMemory = try memoryEntry(T.self, forKey: key, freshness: freshness)
             if let inMemory, !inMemory.isStale { return inMemory }
-            return try diskEntry(T.self, forKey: key, freshness: freshness, includingStale: true) ?? inMemory
+            return try await tierEntry(T.self, forKey: key, freshness: freshness, includingStale: true) ?? inMemory
         } catch {
             logger.warning(
                 "Cannot read the cached value to fall back on", metadata: ["key": .string(key), "error": "\(error)"])
@@ -67,14 +68,14 @@ extension Hoard {
         }
     }
 
-    /// Encodes `object` and, unless the insertion policy refuses it, stores it in both tiers.
+    /// Encodes `object` and, unless the insertion policy refuses it, stores it in every tier.
     ///
     /// - Returns: When the value was stored and when it expires, or `nil` when it was refused
     ///   (then the key's previous value has been removed).
     /// - Throws: ``HoardError/invalidValue(_:)`` for an expiry that is not finite;
     ///   ``HoardError/encodingFailed(key:type:underlying:)``, ``HoardError/disk(_:)``.
     @discardableResult
-    func write<T: Cachable>(_ object: T, forKey key: String, expiry: Expiry?) throws -> (
+    func write<T: Cachable>(_ object: T, forKey key: String, expiry: Expiry?) async throws -> (
         cachedAt: Date, expiresAt: Date?
     )? {
         do {
@@ -86,19 +87,19 @@ extension Hoard {
         let expiresAt = (expiry ?? configuration.defaultExpiry).expirationDate(from: now)
         let bytes = try encode(object, forKey: key)
         guard configuration.insertionPolicy.shouldStore(.init(key: key, value: object, byteCount: bytes.count)) else {
-            memory.removeValue(forKey: key)
-            try onDisk { try $0.remove(forKey: key) }
+            try await removeEverywhere(forKey: key)
             monitor.record(.storeRefused(key: key, byteCount: bytes.count))
             return nil
         }
         let typeName = Self.typeName(of: T.self)
-        let pinned: Expiry = expiresAt.map(Expiry.date) ?? .never
-        try onDisk { try $0.store(TypedPayload.wrap(bytes, typeName: typeName), forKey: key, expiry: pinned) }
+        try await storeInTiers(
+            CacheTierEntry(bytes: TypedPayload.wrap(bytes, typeName: typeName), createdAt: now, expiresAt: expiresAt),
+            forKey: key)
         if let expiresAt, expiresAt.hasExpired(at: now) {
             memory.removeValue(forKey: key)
         } else {
-            let record = MemoryRecord(value: object, typeName: typeName, cachedAt: now, expiresAt: expiresAt)
-            remember(record, forKey: key, cost: Self.memoryCost(of: object, encodedSize: bytes.count))
+            let record = StoredValue(value: object, typeName: typeName, cachedAt: now, expiresAt: expiresAt)
+            remember(record, forKey: key, cost: object.memoryCost(encodedByteCount: bytes.count))
         }
         monitor.record(.stored(key: key, byteCount: bytes.count))
         return (now, expiresAt)
@@ -106,10 +107,7 @@ extension Hoard {
 
     func encode<T: Cachable>(_ object: T, forKey key: String) throws(HoardError) -> Data {
         do {
-            if let image = object as? Image, !image.hasAlpha {
-                return try image.jpegData(quality: configuration.jpegQuality)
-            }
-            return try object.encode()
+            return try object.encode(with: CachableEncodingOptions(jpegQuality: configuration.jpegQuality))
         } catch {
             throw .encodingFailed(key: key, type: Self.typeName(of: T.self), underlying: error)
         }
@@ -118,11 +116,6 @@ extension Hoard {
     /// The name a value's type is recorded under.
     static func typeName<T: Cachable>(of type: T.Type) -> String {
         type.cacheTypeIdentifier
-    }
-
-    /// Memory cost in bytes: pixel bytes for images, encoded bytes otherwise.
-    static func memoryCost<T>(of value: T, encodedSize: Int) -> Int {
-        (value as? Image)?.pixels.count ?? encodedSize
     }
 
     // MARK: - Private
@@ -141,46 +134,55 @@ extension Hoard {
             isStale: !freshness.isFresh(cachedAt: record.cachedAt, expiresAt: record.expiresAt))
     }
 
-    /// The disk tier's value for `key`: fresh ones are promoted to memory; stale ones are decoded
-    /// only when `includingStale`, and left where they are. Bytes of the right type that do not
-    /// decode are removed from both tiers and give `nil`.
-    private func diskEntry<T: Cachable>(
+    /// The first byte tier's value for `key`: a fresh one is copied into the tiers before it and
+    /// promoted to memory; a stale one is decoded only when `includingStale`, and left where it is.
+    /// Bytes of the right type that do not decode are removed from every tier and give `nil`.
+    private func tierEntry<T: Cachable>(
         _ type: T.Type, forKey key: String, freshness: Freshness, includingStale: Bool
-    ) throws(HoardError) -> CacheEntry<T>? {
-        guard let stored = try onDisk({ try $0.entryIncludingExpired(forKey: key) }) else { return nil }
-        let isFresh = freshness.isFresh(cachedAt: stored.creationDate, expiresAt: stored.expirationDate)
-        guard isFresh || includingStale else { return nil }
-        let expected = Self.typeName(of: T.self)
-        guard let (typeName, payload) = TypedPayload.unwrap(stored.data) else {
-            throw .typeMismatch(key: key, expected: expected, stored: "untyped bytes")
+    ) async throws(HoardError) -> CacheEntry<T>? {
+        for (index, tier) in tiers.enumerated() {
+            let found: CacheTierEntry?
+            do {
+                found = try await tier.entry(forKey: key)
+            } catch {
+                throw HoardError(wrapping: error)
+            }
+            guard let stored = found else { continue }
+            let isFresh = freshness.isFresh(cachedAt: stored.createdAt, expiresAt: stored.expiresAt)
+            guard isFresh || includingStale else { continue }
+            let expected = Self.typeName(of: T.self)
+            guard let (typeName, payload) = TypedPayload.unwrap(stored.bytes) else {
+                throw .typeMismatch(key: key, expected: expected, stored: "untyped bytes")
+            }
+            guard typeName == expected else {
+                throw .typeMismatch(key: key, expected: expected, stored: typeName)
+            }
+            let value: T
+            do {
+                value = try T.decode(payload)
+            } catch {
+                // Stored as this type by an earlier version of the app (a Codable type that changed
+                // since): stale data, not a programming error. It is a miss, and goes from every tier.
+                try await removeEverywhere(forKey: key)
+                monitor.record(.undecodableRemoved(key: key, type: expected, reason: String(describing: error)))
+                return nil
+            }
+            if isFresh {
+                // Copy into the faster tiers with the entry's own dates (so its remaining expiry).
+                await copy(stored, forKey: key, into: tiers[..<index])
+                let record = StoredValue(
+                    value: value, typeName: typeName, cachedAt: stored.createdAt, expiresAt: stored.expiresAt)
+                remember(record, forKey: key, cost: value.memoryCost(encodedByteCount: payload.count))
+            }
+            return CacheEntry(
+                value: value, cachedAt: stored.createdAt, expiresAt: stored.expiresAt, source: tier.identifier,
+                retrievedAt: freshness.now, isStale: !isFresh)
         }
-        guard typeName == expected else {
-            throw .typeMismatch(key: key, expected: expected, stored: typeName)
-        }
-        let value: T
-        do {
-            value = try T.decode(payload)
-        } catch {
-            // Stored as this type by an earlier version of the app (a Codable type that changed
-            // since): stale data, not a programming error. It is a miss, and goes from every tier.
-            memory.removeValue(forKey: key)
-            try onDisk { try $0.remove(forKey: key) }
-            monitor.record(.undecodableRemoved(key: key, type: expected, reason: String(describing: error)))
-            return nil
-        }
-        if isFresh {
-            // Promote with the remaining expiry: the disk entry's own dates travel with it.
-            let record = MemoryRecord(
-                value: value, typeName: typeName, cachedAt: stored.creationDate, expiresAt: stored.expirationDate)
-            remember(record, forKey: key, cost: Self.memoryCost(of: value, encodedSize: payload.count))
-        }
-        return CacheEntry(
-            value: value, cachedAt: stored.creationDate, expiresAt: stored.expirationDate, source: .disk,
-            retrievedAt: freshness.now, isStale: !isFresh)
+        return nil
     }
 
     /// Puts `record` in the memory tier and reports what that evicted.
-    private func remember(_ record: MemoryRecord, forKey key: String, cost: Int) {
+    private func remember(_ record: StoredValue, forKey key: String, cost: Int) {
         let evicted = memory.setValueCountingEvictions(record, forKey: key, cost: cost, expiration: record.expiresAt)
         if evicted > 0 { monitor.record(.evicted(tier: .memory, count: evicted)) }
     }

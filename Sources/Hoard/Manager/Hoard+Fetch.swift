@@ -86,13 +86,13 @@ extension Hoard {
             if policy == .cacheOnly { throw HoardError.notCached(key: key) }
             return try await fetchWithoutCache(forKey: key, fetch: fetch)
         }
-        if reset { forget(key) }
+        if reset { await forget(key) }
         switch policy {
         case .cacheOnly:
-            if let entry = try lookUp(T.self, forKey: key, expirationPolicy: expirationPolicy) { return entry }
+            if let entry = try await lookUp(T.self, forKey: key, expirationPolicy: expirationPolicy) { return entry }
             throw HoardError.notCached(key: key)
         case .cacheElseFetch:
-            if let entry = cachedEntry(T.self, forKey: key, expirationPolicy: expirationPolicy) { return entry }
+            if let entry = await cachedEntry(T.self, forKey: key, expirationPolicy: expirationPolicy) { return entry }
             return try await fetchThrough(forKey: key, expiry: expiry, fetch: fetch)
         case .networkOnly, .cacheThenFetch:
             return try await fetchThrough(forKey: key, expiry: expiry, fetch: fetch)
@@ -101,7 +101,7 @@ extension Hoard {
                 return try await fetchThrough(forKey: key, expiry: expiry, fetch: fetch)
             } catch {
                 if error is CancellationError || Task.isCancelled { throw error }
-                guard let cached = fallbackEntry(T.self, forKey: key, expirationPolicy: expirationPolicy) else {
+                guard let cached = await fallbackEntry(T.self, forKey: key, expirationPolicy: expirationPolicy) else {
                     throw error
                 }
                 monitor.record(.servedCached(key: key, isExpired: cached.isStale))
@@ -113,9 +113,9 @@ extension Hoard {
     /// The fresh cached value, or `nil` on a miss or a read error (logged: the caller fetches).
     func cachedEntry<T: Cachable>(
         _ type: T.Type, forKey key: String, expirationPolicy: ExpirationPolicy?
-    ) -> CacheEntry<T>? {
+    ) async -> CacheEntry<T>? {
         do {
-            return try lookUp(T.self, forKey: key, expirationPolicy: expirationPolicy)
+            return try await lookUp(T.self, forKey: key, expirationPolicy: expirationPolicy)
         } catch {
             logger.warning(
                 "Cannot read the cached value; fetching", metadata: ["key": .string(key), "error": "\(error)"])
@@ -134,13 +134,13 @@ extension Hoard {
             // A forgotten or abandoned fetch does not store: a newer one may have.
             if ticket.isCurrent {
                 do {
-                    stored = try write(value, forKey: key, expiry: expiry(value))
+                    stored = try await write(value, forKey: key, expiry: expiry(value))
                 } catch {
                     logger.warning(
                         "Cannot store the fetched value", metadata: ["key": .string(key), "error": "\(error)"])
                 }
             }
-            return FetchedValue(
+            return StoredValue(
                 value: value, typeName: Self.typeName(of: T.self), cachedAt: stored?.cachedAt ?? configuration.now(),
                 expiresAt: stored?.expiresAt)
         }
@@ -153,11 +153,10 @@ extension Hoard {
     }
 
     /// Forgets the value and any running fetch for `key` (errors removing the file are logged).
-    func forget(_ key: String) {
+    func forget(_ key: String) async {
         flights.forget(key)
-        memory.removeValue(forKey: key)
         do {
-            try onDisk { try $0.remove(forKey: key) }
+            try await removeEverywhere(forKey: key)
         } catch {
             logger.warning(
                 "Cannot remove the cached value to reset", metadata: ["key": .string(key), "error": "\(error)"])

@@ -1,0 +1,156 @@
+// This file imports nothing but the Swift standard library: the libFuzzer harness compiles the
+// files of Protocol/ alone.
+
+/// Writes RESP2: commands as arrays of bulk strings (what a client sends), and any
+/// ``RESPValue`` (for tests, fake servers and the fuzz harness's round trips).
+///
+/// ```swift
+/// let bytes = RESPEncoder.encodeCommand(["GET", "thumbnails:42"])
+/// // "*2\r\n$3\r\nGET\r\n$13\r\nthumbnails:42\r\n"
+/// ```
+///
+/// Encoding cannot fail: bulk strings hold any bytes, and the CR and LF that a simple string or
+/// an error cannot hold are written as spaces (what Redis does with its own error messages).
+/// Whatever ``RESPParser`` returns encodes back to bytes that parse to the same value.
+public enum RESPEncoder {
+    /// The bytes of a command: an array of bulk strings, the command's name first.
+    ///
+    /// ```swift
+    /// let bytes = RESPEncoder.encodeCommand(["SET", RESPArgument(key), RESPArgument(value)])
+    /// ```
+    ///
+    /// - Parameter arguments: The command's name and arguments.
+    /// - Returns: The encoded command.
+    /// - Complexity: O(n) in the total size of the arguments.
+    public static func encodeCommand(_ arguments: [RESPArgument]) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(encodedByteCount(ofCommand: arguments))
+        encodeCommand(arguments, into: &bytes)
+        return bytes
+    }
+
+    /// Appends the bytes of a command to `bytes`.
+    ///
+    /// ```swift
+    /// var bytes: [UInt8] = []
+    /// RESPEncoder.encodeCommand(["PING"], into: &bytes)
+    /// RESPEncoder.encodeCommand(["DBSIZE"], into: &bytes)  // two pipelined commands
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - arguments: The command's name and arguments.
+    ///   - bytes: Where to append them.
+    /// - Complexity: O(n) in the total size of the arguments.
+    public static func encodeCommand(_ arguments: [RESPArgument], into bytes: inout [UInt8]) {
+        appendHeader(UInt8(ascii: "*"), Int64(arguments.count), to: &bytes)
+        for argument in arguments {
+            appendHeader(UInt8(ascii: "$"), Int64(argument.bytes.count), to: &bytes)
+            bytes.append(contentsOf: argument.bytes)
+            bytes.append(contentsOf: crlf)
+        }
+    }
+
+    /// How many bytes ``encodeCommand(_:)`` writes for `arguments`, to reserve a buffer.
+    ///
+    /// ```swift
+    /// RESPEncoder.encodedByteCount(ofCommand: ["PING"])  // 14
+    /// ```
+    ///
+    /// - Parameter arguments: The command's name and arguments.
+    /// - Returns: The encoded size in bytes.
+    /// - Complexity: O(n) in the number of arguments.
+    public static func encodedByteCount(ofCommand arguments: [RESPArgument]) -> Int {
+        var count = 3 + decimalDigitCount(UInt64(arguments.count))
+        for argument in arguments {
+            count += 5 + decimalDigitCount(UInt64(argument.bytes.count)) + argument.bytes.count
+        }
+        return count
+    }
+
+    /// The bytes of `value`.
+    ///
+    /// ```swift
+    /// RESPEncoder.encode(.integer(-7))  // ":-7\r\n"
+    /// ```
+    ///
+    /// - Parameter value: Any value; CR and LF in a simple string or an error become spaces.
+    /// - Returns: The encoded value.
+    /// - Complexity: O(n) in the size of the value.
+    public static func encode(_ value: RESPValue) -> [UInt8] {
+        var bytes: [UInt8] = []
+        encode(value, into: &bytes)
+        return bytes
+    }
+
+    /// Appends the bytes of `value` to `bytes`.
+    ///
+    /// ```swift
+    /// var bytes: [UInt8] = []
+    /// RESPEncoder.encode(.simpleString("OK"), into: &bytes)  // "+OK\r\n"
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - value: Any value; CR and LF in a simple string or an error become spaces.
+    ///   - bytes: Where to append them.
+    /// - Complexity: O(n) in the size of the value; recursion as deep as its arrays nest.
+    public static func encode(_ value: RESPValue, into bytes: inout [UInt8]) {
+        switch value {
+        case .simpleString(let text):
+            appendLine(UInt8(ascii: "+"), text, to: &bytes)
+        case .error(let text):
+            appendLine(UInt8(ascii: "-"), text, to: &bytes)
+        case .integer(let integer):
+            appendHeader(UInt8(ascii: ":"), integer, to: &bytes)
+        case .bulkString(nil):
+            appendHeader(UInt8(ascii: "$"), -1, to: &bytes)
+        case .bulkString(let payload?):
+            appendHeader(UInt8(ascii: "$"), Int64(payload.count), to: &bytes)
+            bytes.append(contentsOf: payload)
+            bytes.append(contentsOf: crlf)
+        case .array(nil):
+            appendHeader(UInt8(ascii: "*"), -1, to: &bytes)
+        case .array(let elements?):
+            appendHeader(UInt8(ascii: "*"), Int64(elements.count), to: &bytes)
+            for element in elements { encode(element, into: &bytes) }
+        }
+    }
+}
+
+// MARK: - Helpers
+
+extension RESPEncoder {
+    private static let crlf: [UInt8] = [0x0D, 0x0A]
+
+    /// `type`, `integer` in decimal, CRLF.
+    private static func appendHeader(_ type: UInt8, _ integer: Int64, to bytes: inout [UInt8]) {
+        bytes.append(type)
+        if integer < 0 { bytes.append(UInt8(ascii: "-")) }
+        let magnitude = integer.magnitude
+        var divisor: UInt64 = 1
+        while divisor <= magnitude / 10 { divisor *= 10 }
+        while divisor > 0 {
+            bytes.append(UInt8(ascii: "0") + UInt8(magnitude / divisor % 10))
+            divisor /= 10
+        }
+        bytes.append(contentsOf: crlf)
+    }
+
+    /// `type`, the UTF-8 of `text` with CR and LF as spaces, CRLF.
+    private static func appendLine(_ type: UInt8, _ text: String, to bytes: inout [UInt8]) {
+        bytes.append(type)
+        for byte in text.utf8 {
+            bytes.append(byte == 0x0D || byte == 0x0A ? UInt8(ascii: " ") : byte)
+        }
+        bytes.append(contentsOf: crlf)
+    }
+
+    private static func decimalDigitCount(_ value: UInt64) -> Int {
+        var count = 1
+        var rest = value
+        while rest >= 10 {
+            rest /= 10
+            count += 1
+        }
+        return count
+    }
+}

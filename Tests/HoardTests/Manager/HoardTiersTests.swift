@@ -1,0 +1,88 @@
+import Foundation
+import Testing
+
+@testable import Hoard
+
+/// The manager over an ordered list of byte tiers: memory, the disk, then a shared tier.
+@Suite("Hoard: tiers")
+struct HoardTiersTests {
+    private func fixture(_ shared: DictionaryTier, function: String = #function) throws -> HoardFixture {
+        try HoardFixture(function: function) { $0.additionalTiers = [shared] }
+    }
+
+    /// What another machine would have written for `value` under `key`.
+    private func planted(_ value: String, createdAt: Date, expiresAt: Date?) -> CacheTierEntry {
+        CacheTierEntry(
+            bytes: TypedPayload.wrap(Data(value.utf8), typeName: String.cacheTypeIdentifier), createdAt: createdAt,
+            expiresAt: expiresAt)
+    }
+
+    @Test("a hit in the shared tier is copied into the disk and memory with its own dates, then served from memory")
+    func hitIsCopiedForward() async throws {
+        let shared = DictionaryTier()
+        let fixture = try fixture(shared)
+        defer { fixture.folder.remove() }
+        let created = fixture.clock.now.addingTimeInterval(-100)
+        let expires = fixture.clock.now.addingTimeInterval(500)
+        shared.plant(planted("from elsewhere", createdAt: created, expiresAt: expires), forKey: "k")
+
+        let entry = try #require(try await fixture.hoard.entry(String.self, forKey: "k"))
+        #expect(entry.value == "from elsewhere" && entry.source == "shared")
+        #expect(entry.cachedAt == created && entry.expiresAt == expires)
+        let onDisk = try #require(try await fixture.hoard.disk.get().entry(forKey: "k"))
+        #expect(onDisk == shared.stored(forKey: "k"), "same bytes, same dates: the remaining expiry")
+        let again = try await fixture.hoard.entry(String.self, forKey: "k")
+        #expect(again?.source == .memory)
+        fixture.hoard.clearMemory()
+        #expect(try await fixture.hoard.entry(String.self, forKey: "k")?.source == .disk)
+        #expect(shared.counts.reads == 1, "later reads stop before the shared tier")
+        let statistics = fixture.hoard.statistics
+        #expect(statistics.hits(in: "shared") == 1 && statistics.hits(in: .memory) == 1 && statistics.hits(in: .disk) == 1)
+        #expect(statistics.misses(in: .memory) == 2 && statistics.misses(in: .disk) == 1 && statistics.misses == 0)
+    }
+
+    @Test("stores write through every tier; removals reach every tier")
+    func writeThroughAndRemove() async throws {
+        let shared = DictionaryTier()
+        let fixture = try fixture(shared)
+        defer { fixture.folder.remove() }
+        let hoard = fixture.hoard
+        try await hoard.store("v", forKey: "a", expiry: .seconds(60))
+        try await hoard.store("w", forKey: "b")
+        #expect(try await hoard.disk.get().entry(forKey: "a") == shared.stored(forKey: "a"))
+        #expect(shared.stored(forKey: "a")?.expiresAt == fixture.clock.now.addingTimeInterval(60))
+        try await hoard.remove(forKey: "a")
+        let removedFromDisk = try await hoard.disk.get().entry(forKey: "a")
+        #expect(shared.stored(forKey: "a") == nil && removedFromDisk == nil)
+        let removed = try await hoard.removeAll { $0 == "b" }
+        #expect(removed == 1 && shared.keys.isEmpty)
+        try await hoard.store("x", forKey: "c")
+        try await hoard.removeAll()
+        let afterRemoveAll = try await hoard.retrieve(String.self, forKey: "c")
+        #expect(shared.keys.isEmpty && afterRemoveAll == nil)
+    }
+
+    @Test("an expired entry in the shared tier is a miss; one that no longer decodes is removed everywhere")
+    func expiredAndUndecodable() async throws {
+        let shared = DictionaryTier()
+        let fixture = try fixture(shared)
+        defer { fixture.folder.remove() }
+        let now = fixture.clock.now
+        shared.plant(planted("stale", createdAt: now.addingTimeInterval(-10), expiresAt: now), forKey: "expired")
+        #expect(try await fixture.hoard.retrieve(String.self, forKey: "expired") == nil)
+        #expect(fixture.hoard.statistics.misses(in: "shared") == 1)
+        shared.plant(
+            CacheTierEntry(
+                bytes: TypedPayload.wrap(Data([0xFF, 0xFE]), typeName: String.cacheTypeIdentifier), createdAt: now,
+                expiresAt: nil), forKey: "garbled")
+        #expect(try await fixture.hoard.retrieve(String.self, forKey: "garbled") == nil)
+        #expect(shared.stored(forKey: "garbled") == nil && fixture.hoard.statistics.undecodableEntries == 1)
+    }
+
+    @Test("tiers need unique identifiers other than memory, disk and fetch")
+    func uniqueIdentifiers() throws {
+        for tiers in [[DictionaryTier(), DictionaryTier()], [DictionaryTier(identifier: .disk)]] {
+            #expect(throws: HoardError.self) { _ = try HoardFixture { $0.additionalTiers = tiers } }
+        }
+    }
+}
