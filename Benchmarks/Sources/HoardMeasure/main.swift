@@ -4,6 +4,7 @@ import Foundation
 //   HoardMeasure codec JPG [PNG] [--seconds S]  JPEG decode (1/1..1/8) and encode q90, PNG decode/encode: fps, MP/s
 //                                               (S seconds per figure after one warm-up call, default 3 as tjbench)
 //   HoardMeasure memory [reps]                  MemoryCache set/get, 100k String keys, 16-byte values (as memcache_bench.swift)
+//   HoardMeasure hoard-hit DIR [reps]           Hoard.retrieve answered by memory: 10k keys x 10 rounds, M hits/s
 //   HoardMeasure disk DIR [reps] [--sync]       DiskCache store/retrieve of 1 KiB x 10000, 64 KiB x 2000, 1 MiB x 200
 //                                               (as bench_diskcache.py), a fresh cache folder under DIR per rep;
 //                                               --sync: sync() and sleep 1 s before each rep, as bench_diskcache.py
@@ -13,7 +14,8 @@ import Foundation
 // Single thread throughout.
 
 let usage = """
-    usage: HoardMeasure codec JPG [PNG] [--seconds S] | memory [reps] | disk DIR [reps] [--sync]
+    usage: HoardMeasure codec JPG [PNG] [--seconds S] | memory [reps] | hoard-hit DIR [reps]
+                        | disk DIR [reps] [--sync]
                         | resize JPG [--seconds S] | peak JPG [--size PIXELS] [--quality Q]
 
     """
@@ -58,6 +60,9 @@ case "resize" where positional.count >= 2:
     try measureResize(jpegPath: positional[1], seconds: arguments.options["--seconds"].flatMap(Double.init) ?? 2)
 case "memory":
     try measureMemory(repetitions: arguments.integer(at: 1, default: 5))
+case "hoard-hit" where positional.count >= 2:
+    try await measureHoardHit(
+        folder: URL(fileURLWithPath: positional[1]), repetitions: arguments.integer(at: 2, default: 7))
 case "disk" where positional.count >= 2:
     try measureDisk(
         base: URL(fileURLWithPath: positional[1]), repetitions: arguments.integer(at: 2, default: 5),

@@ -46,7 +46,9 @@ extension Hoard {
     /// - Throws: ``HoardError/typeMismatch(key:expected:stored:)`` when the value was stored as
     ///   another type (a programming error, not stale data); ``HoardError/disk(_:)``.
     public func retrieve<T: Cachable>(_ type: T.Type = T.self, forKey key: String) async throws -> T? {
-        try await lookUp(type, forKey: key, expirationPolicy: nil)?.value
+        // The memory tier first, without a suspension point: a memory hit is the hot path.
+        if let hit = try memoryHit(type, forKey: key, expirationPolicy: nil) { return hit.value }
+        return try await lookUpTiers(type, forKey: key, expirationPolicy: nil)?.value
     }
 
     /// The value stored under `key` with its metadata: when it was cached, when it expires, its
@@ -58,7 +60,8 @@ extension Hoard {
     /// - Returns: The entry, or `nil` when there is none or it has expired.
     /// - Throws: As ``retrieve(_:forKey:)-(_,String)``.
     public func entry<T: Cachable>(_ type: T.Type = T.self, forKey key: String) async throws -> CacheEntry<T>? {
-        try await lookUp(type, forKey: key, expirationPolicy: nil)
+        if let hit = try memoryHit(type, forKey: key, expirationPolicy: nil) { return hit }
+        return try await lookUpTiers(type, forKey: key, expirationPolicy: nil)
     }
 
     /// Removes the value stored under `key` from every tier; removing a missing key is not an error.

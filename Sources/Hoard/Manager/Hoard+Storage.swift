@@ -35,12 +35,32 @@ extension Hoard {
     func lookUp<T: Cachable>(
         _ type: T.Type, forKey key: String, expirationPolicy: ExpirationPolicy?
     ) async throws -> CacheEntry<T>? {
+        if let entry = try memoryHit(T.self, forKey: key, expirationPolicy: expirationPolicy) { return entry }
+        return try await lookUpTiers(T.self, forKey: key, expirationPolicy: expirationPolicy)
+    }
+
+    /// The fresh value under `key` in the memory tier, counted as a hit; `nil` (counting nothing)
+    /// otherwise. Synchronous, so that a memory hit costs no suspension point or task allocation:
+    /// callers try it before ``lookUpTiers(_:forKey:expirationPolicy:)``.
+    ///
+    /// - Throws: ``HoardError/typeMismatch(key:expected:stored:)``.
+    func memoryHit<T: Cachable>(
+        _ type: T.Type, forKey key: String, expirationPolicy: ExpirationPolicy?
+    ) throws(HoardError) -> CacheEntry<T>? {
+        guard configuration.isCachingEnabled,
+            let entry = try memoryEntry(T.self, forKey: key, freshness: freshness(expirationPolicy)), !entry.isStale
+        else { return nil }
+        monitor.record(.hit(key: key, tier: .memory))
+        return entry
+    }
+
+    /// The rest of ``lookUp(_:forKey:expirationPolicy:)`` after a memory miss: the byte tiers in
+    /// order, then a miss.
+    func lookUpTiers<T: Cachable>(
+        _ type: T.Type, forKey key: String, expirationPolicy: ExpirationPolicy?
+    ) async throws -> CacheEntry<T>? {
         guard configuration.isCachingEnabled else { return nil }
         let freshness = freshness(expirationPolicy)
-        if let entry = try memoryEntry(T.self, forKey: key, freshness: freshness), !entry.isStale {
-            monitor.record(.hit(key: key, tier: .memory))
-            return entry
-        }
         if let entry = try await tierEntry(T.self, forKey: key, freshness: freshness, includingStale: false) {
             monitor.record(.hit(key: key, tier: entry.source))
             return entry

@@ -9,12 +9,12 @@
 /// print("hit ratio \(statistics.hitRatio), \(statistics.coalescedFetches) fetches saved")
 /// ```
 public struct HoardStatistics: Sendable, Hashable {
-    /// Reads answered, by the tier that answered (``CacheTierIdentifier/memory``, `.disk`, ...).
-    public var hitsByTier: [CacheTierIdentifier: Int] = [:]
-    /// Reads each tier could not answer (they went on to the next tier, or missed).
-    public var missesByTier: [CacheTierIdentifier: Int] = [:]
-    /// Entries each tier removed to stay within its limits (the disk's: this process's trims).
-    public var evictionsByTier: [CacheTierIdentifier: Int] = [:]
+    /// The tiers in read order, memory first, and their counters at the same positions: arrays
+    /// rather than dictionaries, so that counting a memory hit hashes nothing.
+    private var tierOrder: [CacheTierIdentifier]
+    private var tierHits: [Int]
+    private var tierMisses: [Int]
+    private var tierEvictions: [Int]
     /// Reads no tier could answer.
     public var misses = 0
     /// Values stored (in every tier).
@@ -40,17 +40,36 @@ public struct HoardStatistics: Sendable, Hashable {
     /// first statistics read; writes and removals since are added).
     public var diskBytes = 0
 
-    /// Creates a snapshot with every counter at 0.
-    public init() {}
+    /// Creates a snapshot with every counter at 0, for a memory and a disk tier.
+    public init() {
+        self.init(tierOrder: [.memory, .disk])
+    }
+
+    /// Creates a snapshot with every counter at 0 for tiers read in `tierOrder`.
+    init(tierOrder: [CacheTierIdentifier]) {
+        self.tierOrder = tierOrder
+        tierHits = Array(repeating: 0, count: tierOrder.count)
+        tierMisses = tierHits
+        tierEvictions = tierHits
+    }
+
+    /// Reads answered, by the tier that answered (``CacheTierIdentifier/memory``, `.disk`, ...).
+    public var hitsByTier: [CacheTierIdentifier: Int] { Dictionary(zip(tierOrder, tierHits), uniquingKeysWith: +) }
+    /// Reads each tier could not answer (they went on to the next tier, or missed).
+    public var missesByTier: [CacheTierIdentifier: Int] { Dictionary(zip(tierOrder, tierMisses), uniquingKeysWith: +) }
+    /// Entries each tier removed to stay within its limits (the disk's: this process's trims).
+    public var evictionsByTier: [CacheTierIdentifier: Int] {
+        Dictionary(zip(tierOrder, tierEvictions), uniquingKeysWith: +)
+    }
 
     /// Reads `tier` answered.
-    public func hits(in tier: CacheTierIdentifier) -> Int { hitsByTier[tier, default: 0] }
+    public func hits(in tier: CacheTierIdentifier) -> Int { position(of: tier).map { tierHits[$0] } ?? 0 }
 
     /// Reads `tier` could not answer.
-    public func misses(in tier: CacheTierIdentifier) -> Int { missesByTier[tier, default: 0] }
+    public func misses(in tier: CacheTierIdentifier) -> Int { position(of: tier).map { tierMisses[$0] } ?? 0 }
 
     /// Entries `tier` evicted.
-    public func evictions(in tier: CacheTierIdentifier) -> Int { evictionsByTier[tier, default: 0] }
+    public func evictions(in tier: CacheTierIdentifier) -> Int { position(of: tier).map { tierEvictions[$0] } ?? 0 }
 
     /// Reads answered by the memory tier.
     public var memoryHits: Int { hits(in: .memory) }
@@ -66,7 +85,7 @@ public struct HoardStatistics: Sendable, Hashable {
     public var diskEvictions: Int { evictions(in: .disk) }
 
     /// Reads answered by any tier.
-    public var hits: Int { hitsByTier.values.reduce(0, +) }
+    public var hits: Int { tierHits.reduce(0, +) }
 
     /// Hits divided by reads, or 0 before the first read.
     ///
@@ -76,19 +95,20 @@ public struct HoardStatistics: Sendable, Hashable {
         return lookups == 0 ? 0 : Double(hits) / Double(lookups)
     }
 
-    /// Counts one event; `tierOrder` is the read order (memory first), so that a hit in one tier
-    /// is a miss in every tier before it.
-    mutating func count(_ event: HoardEvent, tierOrder: [CacheTierIdentifier]) {
+    /// Counts one event: a hit in one tier is also a miss in every tier before it.
+    mutating func count(_ event: HoardEvent) {
         switch event {
         case .hit(_, let tier):
-            for earlier in tierOrder.prefix(while: { $0 != tier }) { missesByTier[earlier, default: 0] += 1 }
-            hitsByTier[tier, default: 0] += 1
+            guard let position = position(of: tier) else { return }
+            for earlier in 0..<position { tierMisses[earlier] += 1 }
+            tierHits[position] += 1
         case .miss:
-            for tier in tierOrder { missesByTier[tier, default: 0] += 1 }
+            for position in tierMisses.indices { tierMisses[position] += 1 }
             misses += 1
         case .stored: stores += 1
         case .storeRefused: refusedStores += 1
-        case .evicted(let tier, let count): evictionsByTier[tier, default: 0] += count
+        case .evicted(let tier, let count):
+            if let position = position(of: tier) { tierEvictions[position] += count }
         case .fetchStarted: fetches += 1
         case .fetchCoalesced: coalescedFetches += 1
         case .fetchFailed: failedFetches += 1
@@ -97,6 +117,11 @@ public struct HoardStatistics: Sendable, Hashable {
         case .fetchSucceeded, .removed, .removedAll, .expiredAll: break
         }
     }
+
+    /// Where `tier` is in the read order: a scan of a few short names, memory first.
+    private func position(of tier: CacheTierIdentifier) -> Int? {
+        tierOrder.firstIndex(of: tier)
+    }
 }
 
 extension HoardStatistics: CustomStringConvertible {
@@ -104,10 +129,10 @@ extension HoardStatistics: CustomStringConvertible {
     public var description: String {
         // Memory, then the disk, then other tiers by name.
         let rank = { (tier: CacheTierIdentifier) in tier == .memory ? 0 : tier == .disk ? 1 : 2 }
-        let byTier = hitsByTier.sorted { (rank($0.key), $0.key) < (rank($1.key), $1.key) }
-            .map { "\($0.value) \($0.key)" }.joined(separator: ", ")
+        let byTier = zip(tierOrder, tierHits).filter { $0.1 > 0 }.sorted { (rank($0.0), $0.0) < (rank($1.0), $1.0) }
+            .map { "\($0.1) \($0.0)" }.joined(separator: ", ")
         return "\(hits) hits (\(byTier.isEmpty ? "none" : byTier)), \(misses) misses, \(stores) stores, "
-            + "\(evictionsByTier.values.reduce(0, +)) evictions, \(fetches) fetches, \(coalescedFetches) coalesced; "
+            + "\(tierEvictions.reduce(0, +)) evictions, \(fetches) fetches, \(coalescedFetches) coalesced; "
             + "memory \(memoryCount) values, \(memoryBytes) bytes; disk \(diskBytes) bytes"
     }
 }

@@ -22,15 +22,12 @@ import CoreMetrics
 /// | `hoard_fetch_failures_total` | counter | cache |
 /// | `hoard_fetch_duration_seconds` | timer | cache |
 final class HoardMetrics: Sendable {
-    /// The per-tier counters of one tier.
-    private struct TierCounters: Sendable {
-        let hits: Counter
-        let misses: Counter
-        let evictions: Counter
-    }
-
-    private let tierOrder: [CacheTierIdentifier]
-    private let tiers: [CacheTierIdentifier: TierCounters]
+    /// The tiers in read order, and their counters at the same positions: arrays, so that
+    /// counting a memory hit hashes nothing and copies no counter (each copy is a retain).
+    private let tiers: [CacheTierIdentifier]
+    private let tierHits: [Counter]
+    private let tierMisses: [Counter]
+    private let tierEvictions: [Counter]
     private let stores: Counter
     private let refusedStores: Counter
     private let undecodableEntries: Counter
@@ -45,16 +42,10 @@ final class HoardMetrics: Sendable {
         func counter(_ label: String, tier: CacheTierIdentifier? = nil) -> Counter {
             Counter(label: label, dimensions: [cache] + (tier.map { [("tier", $0.rawValue)] } ?? []), factory: factory)
         }
-        self.tierOrder = tierOrder
-        tiers = Dictionary(
-            tierOrder.map { tier in
-                (
-                    tier,
-                    TierCounters(
-                        hits: counter("hoard_hits_total", tier: tier), misses: counter("hoard_misses_total", tier: tier),
-                        evictions: counter("hoard_evictions_total", tier: tier))
-                )
-            }, uniquingKeysWith: { first, _ in first })
+        tiers = tierOrder
+        tierHits = tierOrder.map { counter("hoard_hits_total", tier: $0) }
+        tierMisses = tierOrder.map { counter("hoard_misses_total", tier: $0) }
+        tierEvictions = tierOrder.map { counter("hoard_evictions_total", tier: $0) }
         stores = counter("hoard_stores_total")
         refusedStores = counter("hoard_refused_stores_total")
         undecodableEntries = counter("hoard_undecodable_entries_total")
@@ -67,13 +58,19 @@ final class HoardMetrics: Sendable {
     func record(_ event: HoardEvent) {
         switch event {
         case .hit(_, let tier):
-            for earlier in tierOrder.prefix(while: { $0 != tier }) { tiers[earlier]?.misses.increment() }
-            tiers[tier]?.hits.increment()
+            for position in tiers.indices {
+                if tiers[position] == tier {
+                    tierHits[position].increment()
+                    break
+                }
+                tierMisses[position].increment()
+            }
         case .miss:
-            for tier in tierOrder { tiers[tier]?.misses.increment() }
+            for counter in tierMisses { counter.increment() }
         case .stored: stores.increment()
         case .storeRefused: refusedStores.increment()
-        case .evicted(let tier, let count): tiers[tier]?.evictions.increment(by: count)
+        case .evicted(let tier, let count):
+            if let position = tiers.firstIndex(of: tier) { tierEvictions[position].increment(by: count) }
         case .undecodableRemoved: undecodableEntries.increment()
         case .fetchStarted: fetches.increment()
         case .fetchFailed: fetchFailures.increment()

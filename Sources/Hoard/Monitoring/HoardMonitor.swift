@@ -19,7 +19,7 @@ final class HoardMonitor: Sendable {
     }
 
     private struct State {
-        var statistics = HoardStatistics()
+        var statistics: HoardStatistics
         var subscribers: [UInt64: Subscriber] = [:]
         var nextIdentifier: UInt64 = 0
     }
@@ -28,7 +28,7 @@ final class HoardMonitor: Sendable {
     /// The same counts, published through swift-metrics.
     let metrics: HoardMetrics
     /// All mutable state; touched only inside `withLock`.
-    private let state = Lock(State())
+    private let state: Lock<State>
 
     /// The read order of the tiers, memory first: a hit in one is a miss in those before it.
     let tierOrder: [CacheTierIdentifier]
@@ -37,6 +37,7 @@ final class HoardMonitor: Sendable {
         self.logger = logger
         self.metrics = metrics
         self.tierOrder = tierOrder
+        state = Lock(State(statistics: HoardStatistics(tierOrder: tierOrder)))
     }
 
     /// Counts `event`, yields it to the observers that want it, and logs it.
@@ -45,7 +46,7 @@ final class HoardMonitor: Sendable {
     /// counted; `yield` only enqueues, it never runs observer code.
     func record(_ event: HoardEvent) {
         state.withLock { state in
-            state.statistics.count(event, tierOrder: tierOrder)
+            state.statistics.count(event)
             for subscriber in state.subscribers.values where subscriber.wants(event) {
                 subscriber.continuation.yield(event)
             }

@@ -23,12 +23,15 @@ public struct CacheTierIdentifier: RawRepresentable, Hashable, Sendable, Compara
         lhs.rawValue < rhs.rawValue
     }
 
+    // Computed from literals rather than stored: a `static let` costs a lazy-initialisation check
+    // on every memory hit, which counts one; a small literal string costs nothing to make.
+
     /// The memory tier every ``Hoard`` has first.
-    public static let memory: Self = "memory"
+    @inlinable public static var memory: Self { Self(rawValue: "memory") }
     /// The disk tier (``DiskCache``).
-    public static let disk: Self = "disk"
+    @inlinable public static var disk: Self { Self(rawValue: "disk") }
     /// Not a tier: a value that a fetch produced (``CacheEntry/source``).
-    public static let fetch: Self = "fetch"
+    @inlinable public static var fetch: Self { Self(rawValue: "fetch") }
 }
 
 extension CacheTierIdentifier: CustomStringConvertible {
