@@ -17,9 +17,8 @@
 /// }
 /// ```
 ///
-/// What counts as a failure of the server (and so for a circuit breaker) is everything but
-/// ``invalidValue(field:value:requirement:)``, ``server(command:message:)`` for a command the
-/// caller got wrong, ``unexpectedReply(command:expected:received:)`` and ``clientClosed``.
+/// What counts as a failure of the connection or the server, for a circuit breaker, is
+/// ``isConnectionOrServerFailure``.
 public enum RedisClientError: Error, Sendable {
     /// A value given by the caller cannot be used: a configuration field, a URL, a command's
     /// argument. `value` is the value as text (a URL with its password replaced by `***`).
@@ -101,9 +100,11 @@ extension RedisClientError {
     /// request: what a circuit breaker counts.
     ///
     /// `true` for connecting, TLS, timeouts, closed connections, authentication, protocol errors,
-    /// replies over the size limit and `OOM`; `false` for ``invalidValue(field:value:requirement:)``,
-    /// ``server(command:message:)``, ``unexpectedReply(command:expected:received:)`` and
-    /// ``clientClosed``.
+    /// replies over the size limit, `OOM`, and the server errors that say the server cannot serve
+    /// now (`LOADING`, `BUSY`, `MASTERDOWN`, `READONLY`, `TRYAGAIN`, `CLUSTERDOWN`, `NOREPLICAS`);
+    /// `false` for ``invalidValue(field:value:requirement:)``, other server errors (a wrong
+    /// command, `WRONGTYPE`, `NOSCRIPT`, a script error), ``unexpectedReply(command:expected:received:)``
+    /// and ``clientClosed``.
     ///
     /// ```swift
     /// if error.isConnectionOrServerFailure { breaker.recordFailure() }
@@ -115,7 +116,12 @@ extension RedisClientError {
         case .connectFailed, .connectTimedOut, .tlsFailed, .timedOut, .connectionClosed, .authenticationFailed,
             .protocolError, .replyTooLarge, .outOfMemory:
             true
-        case .invalidValue, .server, .unexpectedReply, .clientClosed:
+        case .server:
+            switch serverErrorCode {
+            case "LOADING", "BUSY", "MASTERDOWN", "READONLY", "TRYAGAIN", "CLUSTERDOWN", "NOREPLICAS": true
+            default: false
+            }
+        case .invalidValue, .unexpectedReply, .clientClosed:
             false
         }
     }

@@ -65,7 +65,9 @@ extension RESPParser {
                 lineLength: maximumLineLength, valueByteCount: maximumValueByteCount)
         }
 
-        private init(unchecked bulkStringLength: Int, arrayLength: Int, depth: Int, lineLength: Int, valueByteCount: Int) {
+        private init(
+            unchecked bulkStringLength: Int, arrayLength: Int, depth: Int, lineLength: Int, valueByteCount: Int
+        ) {
             self.maximumBulkStringLength = bulkStringLength
             self.maximumArrayLength = arrayLength
             self.maximumDepth = depth

@@ -226,7 +226,8 @@ extension RESPParser {
                 }
                 // valueByteCount <= maximum, so the subtraction cannot overflow; nor can length + 2.
                 guard length + 2 <= limits.maximumValueByteCount - valueByteCount else {
-                    throw RESPParseError(.valueTooLarge(maximum: limits.maximumValueByteCount), at: offset(of: lineStart))
+                    throw RESPParseError(
+                        .valueTooLarge(maximum: limits.maximumValueByteCount), at: offset(of: lineStart))
                 }
                 bulkString = PartialBulkString(remaining: length)
                 continue

@@ -1,0 +1,208 @@
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOSSL
+
+/// The channel handler of a Redis connection: writes commands, parses the replies with
+/// ``RESPParser`` and completes each command's promise in the order the commands were written
+/// (RESP2 answers in order), so that any number of commands can be in flight at once.
+///
+/// Each command has a deadline. The first failure (a deadline passed, bytes that are not RESP, a
+/// reply over the size limit, a TLS or I/O error, the peer closing) fails every command in
+/// flight, is recorded in the box shared with the connection and closes the channel: once one reply is missing or unreadable,
+/// the replies after it cannot be matched to their commands. The command that failed gets the
+/// specific error; the ones behind it get ``RedisClientError/connectionClosed(command:underlying:)``
+/// with that error as the cause.
+///
+/// ```swift
+/// try channel.pipeline.syncOperations.addHandler(
+///     RedisReplyHandler(host: "127.0.0.1", port: 6379, commandTimeout: .seconds(5), maximumReplyByteCount: 1 << 26, failureBox: failureBox))
+/// ```
+///
+/// Runs on its channel's event loop only, as every channel handler does.
+final class RedisReplyHandler: ChannelDuplexHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundIn = Request
+    typealias OutboundOut = ByteBuffer
+
+    /// A command to write: its encoded bytes, its name for errors, and the promise of its reply.
+    struct Request: Sendable {
+        /// The encoded command.
+        var bytes: ByteBuffer
+        /// The command's name (and subcommand), for errors; never its arguments.
+        var commandName: String
+        /// Completed with the reply, or failed with a ``RedisClientError``.
+        var promise: EventLoopPromise<RESPValue>
+    }
+
+    /// A command written and waiting for its reply.
+    private struct Pending {
+        var identifier: UInt64
+        var commandName: String
+        var promise: EventLoopPromise<RESPValue>
+        var deadline: Scheduled<Void>?
+    }
+
+    private let host: String
+    private let port: Int
+    private let commandTimeout: Duration
+    private let maximumReplyByteCount: Int
+    /// Shared with the connection: the first failure, recorded before any command learns of it,
+    /// so that the client stops handing out this connection first, and so that a command written
+    /// after the channel is gone gets the reason.
+    private let failureBox: NIOLockedValueBox<RedisClientError?>
+    private var parser: RESPParser
+    private var pending = CircularBuffer<Pending>()
+    private var nextIdentifier: UInt64 = 0
+    /// The first failure; commands written after it fail at once.
+    private var failure: RedisClientError?
+    private var context: ChannelHandlerContext?
+
+    /// A handler for a connection to `host`:`port`.
+    ///
+    /// - Parameters:
+    ///   - host: The server's host, for errors.
+    ///   - port: Its port, for errors.
+    ///   - commandTimeout: The longest a command waits for its reply once written.
+    ///   - maximumReplyByteCount: The largest reply accepted.
+    ///   - failureBox: Where the first failure is recorded.
+    /// - Throws: ``RedisClientError/invalidValue(field:value:requirement:)`` when
+    ///   `maximumReplyByteCount` cannot be a parser limit.
+    init(
+        host: String, port: Int, commandTimeout: Duration, maximumReplyByteCount: Int,
+        failureBox: NIOLockedValueBox<RedisClientError?>
+    ) throws(RedisClientError) {
+        self.host = host
+        self.port = port
+        self.commandTimeout = commandTimeout
+        self.maximumReplyByteCount = maximumReplyByteCount
+        self.failureBox = failureBox
+        do {
+            parser = RESPParser(
+                limits: try RESPParser.Limits(
+                    maximumBulkStringLength: maximumReplyByteCount, maximumValueByteCount: maximumReplyByteCount))
+        } catch {
+            throw .invalidValue(
+                field: "RedisConfiguration.maximumReplyByteCount", value: "\(maximumReplyByteCount)",
+                requirement: "at least \(error.minimum)")
+        }
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        fail(closing: false) { .connectionClosed(command: $0, underlying: nil) }
+        self.context = nil
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        let request = unwrapOutboundIn(data)
+        if let failure {
+            let error = Self.error(for: request.commandName, after: failure)
+            request.promise.fail(error)
+            promise?.fail(error)
+            return
+        }
+        let identifier = nextIdentifier
+        nextIdentifier += 1
+        let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+        let deadline = context.eventLoop.scheduleTask(in: TimeAmount(commandTimeout)) {
+            handler.value.deadlinePassed(for: identifier)
+        }
+        pending.append(
+            Pending(
+                identifier: identifier, commandName: request.commandName, promise: request.promise, deadline: deadline))
+        context.write(wrapOutboundOut(request.bytes), promise: promise)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard failure == nil else { return }
+        let buffer = unwrapInboundIn(data)
+        buffer.withUnsafeReadableBytes { parser.append($0) }
+        while failure == nil {
+            let reply: RESPValue
+            do throws(RESPParseError) {
+                guard let next = try parser.next() else { return }
+                reply = next
+            } catch {
+                let maximum = maximumReplyByteCount
+                fail { command in
+                    switch error.reason {
+                    case .bulkStringTooLong, .valueTooLarge: .replyTooLarge(command: command, maximum: maximum)
+                    default: .protocolError(command: command, error)
+                    }
+                }
+                return
+            }
+            guard let entry = pending.popFirst() else {
+                // A reply nobody asked for: the replies and the commands are out of step.
+                fail { _ in .unexpectedReply(command: "no command", expected: "no reply", received: reply.summary) }
+                return
+            }
+            entry.deadline?.cancel()
+            entry.promise.succeed(reply)
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        fail { .connectionClosed(command: $0, underlying: nil) }
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        let host = self.host
+        let port = self.port
+        if error is NIOSSLError || error is BoringSSLError || error is NIOSSLExtraError {
+            fail { _ in .tlsFailed(host: host, port: port, underlying: error) }
+        } else {
+            fail { .connectionClosed(command: $0, underlying: error) }
+        }
+    }
+
+    /// Fails every command in flight when `identifier`'s deadline passes before its reply.
+    private func deadlinePassed(for identifier: UInt64) {
+        guard pending.contains(where: { $0.identifier == identifier }) else { return }
+        let timeout = commandTimeout
+        fail(first: identifier) { .timedOut(command: $0, timeout: timeout) }
+    }
+
+    /// Records the first failure, marks the connection unusable, fails every command in flight
+    /// and closes the channel.
+    ///
+    /// - Parameters:
+    ///   - first: The command that failed; by default the oldest in flight.
+    ///   - closing: Whether to close the channel (not while the handler is being removed).
+    ///   - makeError: The error for a command's name: what the failed command gets, and the cause
+    ///     the others are given.
+    private func fail(first: UInt64? = nil, closing: Bool = true, _ makeError: (String) -> RedisClientError) {
+        let firstEntry = first.flatMap { identifier in pending.first { $0.identifier == identifier } } ?? pending.first
+        let cause = makeError(firstEntry?.commandName ?? "a command")
+        if failure == nil {
+            failure = cause
+            failureBox.withLockedValue { $0 = $0 ?? cause }
+        }
+        let entries = pending
+        pending.removeAll()
+        for entry in entries {
+            entry.deadline?.cancel()
+            if entry.identifier == firstEntry?.identifier {
+                entry.promise.fail(cause)
+            } else {
+                entry.promise.fail(Self.error(for: entry.commandName, after: cause))
+            }
+        }
+        if closing { context?.close(promise: nil) }
+    }
+
+    /// The error for `command`, in flight or written after `cause` broke the connection: the
+    /// cause itself when it concerns the connection as a whole (TLS, closed by the peer), else
+    /// ``RedisClientError/connectionClosed(command:underlying:)`` with the cause.
+    static func error(for command: String, after cause: RedisClientError) -> RedisClientError {
+        switch cause {
+        case .tlsFailed: cause
+        case .connectionClosed(_, nil): .connectionClosed(command: command, underlying: nil)
+        default: .connectionClosed(command: command, underlying: cause)
+        }
+    }
+}

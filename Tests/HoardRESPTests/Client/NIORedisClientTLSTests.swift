@@ -1,0 +1,83 @@
+import Foundation
+import HoardRESP
+import Testing
+
+@Suite(
+    "NIORedisClient TLS", .requiresRedisServer,
+    .enabled(if: SelfSignedCertificate.opensslPath != nil, "openssl not found: cannot make a test certificate"))
+struct NIORedisClientTLSTests {
+    /// Starts a TLS-only server with a new self-signed certificate, or cancels the test when
+    /// this redis-server was built without TLS.
+    private func withTLSServer(_ body: (RedisServer, SelfSignedCertificate) async throws -> Void) async throws {
+        let certificate = try SelfSignedCertificate()
+        defer { certificate.remove() }
+        let tls = RedisServer.TLSOptions(
+            certificateFile: certificate.certificateFile, keyFile: certificate.keyFile,
+            caCertificateFile: certificate.certificateFile)
+        let server: RedisServer
+        do {
+            server = try await RedisServer.start(.init(tls: tls))
+        } catch let failure as RedisServer.Failure {
+            if case .didNotStart(_, let log) = failure, log.contains("tls-port") || log.contains("TLS is not supported")
+            {
+                try Test.cancel("this redis-server was built without TLS support")
+            }
+            throw failure
+        }
+        defer { server.stop() }
+        try await body(server, certificate)
+    }
+
+    @Test("rediss:// trusting the server's CA file works")
+    func trustedCertificate() async throws {
+        try await withTLSServer { server, certificate throws in
+            let port = try #require(server.tlsPort)
+            var configuration = try RedisConfiguration(url: "rediss://localhost:\(port)")
+            configuration.tls = .init(trustRoots: .certificateFile(path: certificate.certificateFile))
+            let client = try NIORedisClient(configuration: configuration)
+            try await client.set("k", to: everyByteValue(count: 100_000))
+            #expect((try await client.get("k")) == everyByteValue(count: 100_000))
+            await client.close()
+
+            // By IP address, with the name to verify given separately.
+            var byAddress = RedisConfiguration(host: "127.0.0.1", port: port)
+            byAddress.tls = .init(
+                trustRoots: .certificateFile(path: certificate.certificateFile), serverName: "localhost")
+            let second = try NIORedisClient(configuration: byAddress)
+            try await second.ping()
+            await second.close()
+        }
+    }
+
+    @Test("rediss:// without trusting the CA is a TLS error")
+    func untrustedCertificate() async throws {
+        try await withTLSServer { server, _ throws in
+            let port = try #require(server.tlsPort)
+            let client = try NIORedisClient(configuration: RedisConfiguration(url: "rediss://localhost:\(port)"))
+            let error = await expectFailure { try await client.ping() }
+            await client.close()
+            guard case .tlsFailed(let host, let failedPort, _)? = error else {
+                Issue.record("unexpected \(String(describing: error))")
+                return
+            }
+            #expect(host == "localhost" && failedPort == port)
+        }
+    }
+
+    @Test("a name the certificate does not carry is a TLS error")
+    func wrongName() async throws {
+        try await withTLSServer { server, certificate throws in
+            let port = try #require(server.tlsPort)
+            var configuration = RedisConfiguration(host: "127.0.0.1", port: port)
+            configuration.tls = .init(
+                trustRoots: .certificateFile(path: certificate.certificateFile), serverName: "cache.example")
+            let client = try NIORedisClient(configuration: configuration)
+            let error = await expectFailure { try await client.ping() }
+            await client.close()
+            guard case .tlsFailed? = error else {
+                Issue.record("unexpected \(String(describing: error))")
+                return
+            }
+        }
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import HoardRESP
+import Testing
+
+extension Trait where Self == ConditionTrait {
+    /// Runs the test only when redis-server is installed, or required (`HOARD_REQUIRE_REDIS=1`,
+    /// which turns its absence into a failure when the test starts one).
+    static var requiresRedisServer: Self {
+        .enabled(if: RedisServer.shouldRunTests, Comment(rawValue: RedisServer.unavailableMessage))
+    }
+}
+
+/// Starts a server with `options`, runs `body` with it, and stops it, whatever `body` does.
+func withRedisServer<Result>(
+    _ options: RedisServer.Options = .init(), _ body: (RedisServer) async throws -> Result
+) async throws -> Result {
+    let server = try await RedisServer.start(options)
+    defer { server.stop() }
+    return try await body(server)
+}
+
+/// A client for `server`'s plain port with short deadlines, adjusted by `configure`, closed
+/// after `body`.
+func withClient<Result>(
+    for server: RedisServer, _ configure: (inout RedisConfiguration) -> Void = { _ in },
+    _ body: (NIORedisClient) async throws -> Result
+) async throws -> Result {
+    var configuration = RedisConfiguration(
+        host: "127.0.0.1", port: server.port, password: server.options.password, connectTimeout: .seconds(5),
+        commandTimeout: .seconds(10))
+    configure(&configuration)
+    let client = try NIORedisClient(configuration: configuration)
+    do {
+        let result = try await body(client)
+        await client.close()
+        return result
+    } catch {
+        await client.close()
+        throw error
+    }
+}
+
+/// Every byte value, repeated to `count` bytes.
+func everyByteValue(count: Int) -> [UInt8] {
+    (0..<count).map { UInt8(truncatingIfNeeded: $0) }
+}
+
+/// Runs `body` and returns the ``RedisClientError`` it throws; records an issue when it does
+/// not throw, or throws another error.
+func expectFailure<Value>(
+    sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> Value
+) async -> RedisClientError? {
+    do {
+        let value = try await body()
+        Issue.record("expected an error, got \(value)", sourceLocation: sourceLocation)
+        return nil
+    } catch let error as RedisClientError {
+        return error
+    } catch {
+        Issue.record("expected a RedisClientError, got \(error)", sourceLocation: sourceLocation)
+        return nil
+    }
+}
