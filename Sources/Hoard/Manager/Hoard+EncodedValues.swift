@@ -61,21 +61,10 @@ extension Hoard {
         guard configuration.isCachingEnabled else { return nil }
         let freshness = freshness(nil)
         for (index, tier) in tiers.enumerated() {
-            let found: CacheTierEntry?
-            do {
-                found = try await tier.entry(forKey: key)
-            } catch {
-                throw HoardError(wrapping: error)
-            }
-            guard let stored = found, freshness.isFresh(cachedAt: stored.createdAt, expiresAt: stored.expiresAt)
+            guard let stored = try await entry(in: tier, forKey: key),
+                freshness.isFresh(cachedAt: stored.createdAt, expiresAt: stored.expiresAt)
             else { continue }
-            let expected = Self.typeName(of: T.self)
-            guard let (typeName, payload) = TypedPayload.unwrap(stored.bytes) else {
-                throw HoardError.typeMismatch(key: key, expected: expected, stored: "untyped bytes")
-            }
-            guard typeName == expected else {
-                throw HoardError.typeMismatch(key: key, expected: expected, stored: typeName)
-            }
+            let payload = try Self.unwrap(stored, forKey: key, expecting: Self.typeName(of: T.self)).payload
             await copy(stored, forKey: key, into: tiers[..<index])
             monitor.record(.hit(key: key, tier: tier.identifier))
             return payload

@@ -161,22 +161,11 @@ extension Hoard {
         _ type: T.Type, forKey key: String, freshness: Freshness, includingStale: Bool
     ) async throws(HoardError) -> CacheEntry<T>? {
         for (index, tier) in tiers.enumerated() {
-            let found: CacheTierEntry?
-            do {
-                found = try await tier.entry(forKey: key)
-            } catch {
-                throw HoardError(wrapping: error)
-            }
-            guard let stored = found else { continue }
+            guard let stored = try await entry(in: tier, forKey: key) else { continue }
             let isFresh = freshness.isFresh(cachedAt: stored.createdAt, expiresAt: stored.expiresAt)
             guard isFresh || includingStale else { continue }
             let expected = Self.typeName(of: T.self)
-            guard let (typeName, payload) = TypedPayload.unwrap(stored.bytes) else {
-                throw .typeMismatch(key: key, expected: expected, stored: "untyped bytes")
-            }
-            guard typeName == expected else {
-                throw .typeMismatch(key: key, expected: expected, stored: typeName)
-            }
+            let (typeName, payload) = try Self.unwrap(stored, forKey: key, expecting: expected)
             let value: T
             do {
                 value = try T.decode(payload)

@@ -44,4 +44,29 @@ extension Hoard {
             }
         }
     }
+
+    /// `tier`'s entry for `key`, its errors as ``HoardError``.
+    func entry(in tier: any CacheTier, forKey key: String) async throws(HoardError) -> CacheTierEntry? {
+        do {
+            return try await tier.entry(forKey: key)
+        } catch {
+            throw HoardError(wrapping: error)
+        }
+    }
+
+    /// The type name and the value's bytes of `stored`, which must have been stored as `expected`.
+    ///
+    /// - Throws: ``HoardError/typeMismatch(key:expected:stored:)`` for another type or bytes
+    ///   without a type tag.
+    static func unwrap(
+        _ stored: CacheTierEntry, forKey key: String, expecting expected: String
+    ) throws(HoardError) -> (typeName: String, payload: Data) {
+        guard let (typeName, payload) = TypedPayload.unwrap(stored.bytes) else {
+            throw .typeMismatch(key: key, expected: expected, stored: "untyped bytes")
+        }
+        guard typeName == expected else {
+            throw .typeMismatch(key: key, expected: expected, stored: typeName)
+        }
+        return (typeName, payload)
+    }
 }
