@@ -1,4 +1,5 @@
 import Foundation
+import Hoard
 
 #if canImport(Glibc)
     import Glibc
@@ -27,30 +28,8 @@ enum OutputFile {
     /// - Throws: ``RunFailure`` naming the path and the failing call.
     static func write(_ data: Data, to path: String) throws -> Outcome {
         if holds(data, path) { return .unchanged }
-        let temporary = "\(path).\(getpid())-\(UInt32.random(in: 0...UInt32.max)).tmp"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw failure("open", temporary) }
-        var written = 0
-        let writeError: Int32? = data.withUnsafeBytes { buffer in
-            while written < buffer.count {
-                let count = writeSome(descriptor, buffer, from: written)
-                if count < 0 {
-                    if errno == EINTR { continue }
-                    return errno
-                }
-                written += count
-            }
-            return nil
-        }
-        close(descriptor)
-        if let writeError {
-            unlink(temporary)
-            throw failure("write", temporary, errno: writeError)
-        }
-        guard rename(temporary, path) == 0 else {
-            let error = failure("rename", path)
-            unlink(temporary)
-            throw error
+        if case .failure(let error) = FileSystem.writeAtomically(data, to: path) {
+            throw failure(error.call, error.path ?? path, errno: error.errno)
         }
         return .written
     }
@@ -67,10 +46,4 @@ enum OutputFile {
     private static func failure(_ call: String, _ path: String, errno code: Int32 = errno) -> RunFailure {
         RunFailure("cannot write \(path): \(call) failed: \(String(cString: strerror(code)))")
     }
-}
-
-/// `write(2)` of `buffer[offset...]`: outside ``OutputFile``, whose own `write` would shadow it.
-private func writeSome(_ descriptor: Int32, _ buffer: UnsafeRawBufferPointer, from offset: Int) -> Int {
-    guard let base = buffer.baseAddress else { return 0 }
-    return write(descriptor, base + offset, buffer.count - offset)
 }

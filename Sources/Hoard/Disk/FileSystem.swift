@@ -10,7 +10,7 @@ import Foundation
 
 /// The one place in the disk cache that calls C: thin wrappers over POSIX calls that retry on
 /// `EINTR` and report failures as ``SystemCallError`` (which call, which errno).
-enum FileSystem {
+package enum FileSystem {
     static let readOnlyFlags: Int32 = O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK
     #if canImport(Darwin)
         /// Creates a new file, already `flock`ed (`O_EXLOCK`), so no trim can take it before it is written.
@@ -246,10 +246,15 @@ enum FileSystem {
 
     /// Makes `path` hold `bytes`, atomically: they are written to `<path>.<pid>-<random>.tmp`
     /// (created exclusively, never through a symbolic link), which is then renamed over `path`, so a
-    /// reader sees the old file or the new one. No `fsync`.
+    /// reader sees the old file or the new one. No `fsync`. The one helper for small files written
+    /// whole: the cache folder's marker and tag, the expiration mark, the tool's output files.
+    /// (Entry files have their own path in `DiskCache+Writing.swift`: a locked temporary file in
+    /// `tmp`, written in pieces with the checksum computed on the way.)
     ///
     /// - Returns: The failed call, with the path it was made on.
-    static func writeAtomically(_ bytes: [UInt8], to path: String, mode: UInt32 = 0o644) -> Result<Void, SystemCallError> {
+    package static func writeAtomically(
+        _ bytes: some ContiguousBytes, to path: String, mode: UInt32 = 0o644
+    ) -> Result<Void, SystemCallError> {
         let temporaryPath = path + ".\(processIdentifier)-\(String(UInt64.random(in: 0...UInt64.max), radix: 36)).tmp"
         let descriptor: Int32
         switch open(temporaryPath, flags: createExclusiveFlags, mode: mode) {
