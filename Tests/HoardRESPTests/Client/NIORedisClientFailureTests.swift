@@ -7,7 +7,7 @@ import Testing
 struct NIORedisClientFailureTests {
     /// Slack on top of a deadline for a loaded machine: generous, since the point is that the
     /// command does not wait for the server (which here never answers).
-    static let slack: Duration = .seconds(3)
+    static let slack: Duration = .seconds(30)
 
     @Test("a paused server: the command times out on time, and the next one reconnects after SIGCONT")
     func pausedServer() async throws {
@@ -193,7 +193,7 @@ struct NIORedisClientClosingTests {
             let start = clock.now
             await client.close()
             let error = await command.value
-            #expect(clock.now - start < .seconds(5))
+            #expect(clock.now - start < .seconds(20), "well before the 30 s connect timeout")
             guard case .clientClosed? = error else {
                 Issue.record("unexpected \(String(describing: error))")
                 return

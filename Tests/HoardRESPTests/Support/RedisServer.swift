@@ -83,7 +83,7 @@ public final class RedisServer: Sendable {
         ///   - startTimeout: How long to wait for the server to answer.
         public init(
             password: String? = nil, tls: TLSOptions? = nil, extraArguments: [String] = [],
-            startTimeout: Duration = .seconds(15)
+            startTimeout: Duration = .seconds(60)
         ) {
             self.password = password
             self.tls = tls

@@ -26,8 +26,8 @@ func withClient<Result>(
     _ body: (NIORedisClient) async throws -> Result
 ) async throws -> Result {
     var configuration = RedisConfiguration(
-        host: "127.0.0.1", port: server.port, password: server.options.password, connectTimeout: .seconds(5),
-        commandTimeout: .seconds(10))
+        host: "127.0.0.1", port: server.port, password: server.options.password, connectTimeout: .seconds(30),
+        commandTimeout: .seconds(30))
     configure(&configuration)
     let client = try NIORedisClient(configuration: configuration)
     do {
