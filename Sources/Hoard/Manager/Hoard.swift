@@ -2,11 +2,13 @@ import CoreMetrics
 import Foundation
 import Logging
 
-/// A two-tier cache of ``Cachable`` values: decoded values in memory, their bytes on disk.
+/// A tiered cache of ``Cachable`` values: decoded values in memory, their bytes in an ordered
+/// list of byte tiers: the disk, then any ``CacheTier`` in ``Configuration/additionalTiers``.
 ///
-/// Reads check memory first, then disk; a disk hit is decoded, promoted to memory with its
-/// remaining expiry, and returned. Writes go to disk (atomically, crash-safe) and then to memory.
-/// Every disk entry records the Swift type it was stored as, so reading it back as another type
+/// Reads check memory first, then each byte tier in order; a hit is decoded, copied into the
+/// tiers before the one that had it and into memory with its remaining expiry, and returned.
+/// Writes go through every byte tier (the disk atomically, crash-safe) and then to memory. Every
+/// stored entry records the Swift type it was stored as, so reading it back as another type
 /// throws ``HoardError/typeMismatch(key:expected:stored:)`` instead of reinterpreting its bytes.
 ///
 /// ```swift
