@@ -205,12 +205,15 @@ enum LocalFile {
                 let doubled = data.count.multipliedReportingOverflow(by: 2)
                 data.count = doubled.overflow ? capacity : min(capacity, doubled.partialValue)
             }
-            let count = data.withUnsafeMutableBytes { buffer in
-                readSome(descriptor, UnsafeMutableRawBufferPointer(rebasing: buffer[length...]))
+            let result = FileSystem.syscall("read") {
+                data.withUnsafeMutableBytes { buffer in
+                    readSome(descriptor, UnsafeMutableRawBufferPointer(rebasing: buffer[length...]))
+                }
             }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw ReadError(reason: .systemCall("read", errno))
+            let count: Int
+            switch result {
+            case .success(let read): count = read
+            case .failure(let error): throw ReadError(reason: .systemCall(error.call, error.errno))
             }
             if count == 0 { break }
             length += count

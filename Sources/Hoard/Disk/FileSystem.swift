@@ -22,12 +22,7 @@ package enum FileSystem {
 
     /// `open(2)`.
     static func open(_ path: String, flags: Int32, mode: UInt32 = 0o644) -> Result<Int32, SystemCallError> {
-        while true {
-            let descriptor = path.withCString { systemOpen($0, flags, mode_t(mode)) }
-            if descriptor >= 0 { return .success(descriptor) }
-            let code = currentErrno()
-            if code != EINTR { return .failure(SystemCallError(call: "open", errno: code)) }
-        }
+        syscall("open") { path.withCString { systemOpen($0, flags, mode_t(mode)) } }
     }
 
     /// `close(2)`; errors are ignored (the descriptor is gone either way).
@@ -42,14 +37,13 @@ package enum FileSystem {
         guard let base = buffer.baseAddress else { return .success(()) }
         var offset = 0
         while offset < buffer.count {
-            let written = systemPwrite(descriptor, base + offset, buffer.count - offset, off_t(fileOffset + offset))
-            if written > 0 {
-                offset += written
-            } else if written == 0 {
-                return .failure(SystemCallError(call: "pwrite", errno: EIO))
-            } else {
-                let code = currentErrno()
-                if code != EINTR { return .failure(SystemCallError(call: "pwrite", errno: code)) }
+            let result = syscall("pwrite") {
+                systemPwrite(descriptor, base + offset, buffer.count - offset, off_t(fileOffset + offset))
+            }
+            switch result {
+            case .success(0): return .failure(SystemCallError(call: "pwrite", errno: EIO))
+            case .success(let written): offset += written
+            case .failure(let error): return .failure(error)
             }
         }
         return .success(())
@@ -62,14 +56,13 @@ package enum FileSystem {
         guard let base = buffer.baseAddress else { return .success(0) }
         var total = 0
         while total < buffer.count {
-            let count = systemPread(descriptor, base + total, buffer.count - total, off_t(fileOffset + total))
-            if count > 0 {
-                total += count
-            } else if count == 0 {
-                break
-            } else {
-                let code = currentErrno()
-                if code != EINTR { return .failure(SystemCallError(call: "pread", errno: code)) }
+            let result = syscall("pread") {
+                systemPread(descriptor, base + total, buffer.count - total, off_t(fileOffset + total))
+            }
+            switch result {
+            case .success(0): return .success(total)
+            case .success(let count): total += count
+            case .failure(let error): return .failure(error)
             }
         }
         return .success(total)
@@ -78,31 +71,24 @@ package enum FileSystem {
     /// `fstat(2)`.
     static func status(of descriptor: Int32) -> Result<FileStatus, SystemCallError> {
         var info = stat()
-        guard fstat(descriptor, &info) == 0 else {
-            return .failure(SystemCallError(call: "fstat", errno: currentErrno()))
-        }
-        return .success(FileStatus(info))
+        return syscall("fstat") { fstat(descriptor, &info) }.map { _ in FileStatus(info) }
     }
 
     /// `lstat(2)`: does not follow a symbolic link.
     static func linkStatus(_ path: String) -> Result<FileStatus, SystemCallError> {
         var info = stat()
-        guard path.withCString({ lstat($0, &info) }) == 0 else {
-            return .failure(SystemCallError(call: "lstat", errno: currentErrno()))
-        }
-        return .success(FileStatus(info))
+        return syscall("lstat") { path.withCString { lstat($0, &info) } }.map { _ in FileStatus(info) }
     }
 
     /// `rename(2)`: atomically replaces `destination` on the same file system.
     static func rename(_ source: String, to destination: String) -> Result<Void, SystemCallError> {
-        let result = source.withCString { from in destination.withCString { to in systemRename(from, to) } }
-        return result == 0 ? .success(()) : .failure(SystemCallError(call: "rename", errno: currentErrno()))
+        syscall("rename") { source.withCString { from in destination.withCString { to in systemRename(from, to) } } }
+            .map { _ in () }
     }
 
     /// `unlink(2)`.
     static func unlink(_ path: String) -> Result<Void, SystemCallError> {
-        path.withCString { systemUnlink($0) } == 0
-            ? .success(()) : .failure(SystemCallError(call: "unlink", errno: currentErrno()))
+        syscall("unlink") { path.withCString { systemUnlink($0) } }.map { _ in () }
     }
 
     /// `mkdir(2)` with mode 0700 (the XDG base-directory specification's mode for cache folders:
@@ -145,10 +131,7 @@ package enum FileSystem {
     /// `stat(2)`: follows symbolic links (for the cache's own folder, which may be one).
     static func status(ofPath path: String) -> Result<FileStatus, SystemCallError> {
         var info = stat()
-        guard path.withCString({ stat($0, &info) }) == 0 else {
-            return .failure(SystemCallError(call: "stat", errno: currentErrno()))
-        }
-        return .success(FileStatus(info))
+        return syscall("stat") { path.withCString { stat($0, &info) } }.map { _ in FileStatus(info) }
     }
 
     /// `futimens(2)`: sets both the access and the modification time to `date`.
@@ -157,20 +140,19 @@ package enum FileSystem {
         let nanoseconds = (date.timeIntervalSince1970 - seconds) * 1_000_000_000
         let time = timespec(tv_sec: Int(seconds), tv_nsec: Int(min(max(nanoseconds, 0), 999_999_999)))
         let times = [time, time]
-        return futimens(descriptor, times) == 0
-            ? .success(()) : .failure(SystemCallError(call: "futimens", errno: currentErrno()))
+        return syscall("futimens") { futimens(descriptor, times) }.map { _ in () }
     }
 
     /// `flock(2)` with `LOCK_EX | LOCK_NB`: `true` when the lock was taken, `false` when another
     /// open file description holds it.
     static func tryLockExclusive(_ descriptor: Int32) -> Result<Bool, SystemCallError> {
-        while true {
-            if flock(descriptor, LOCK_EX | LOCK_NB) == 0 { return .success(true) }
-            let code = currentErrno()
-            if code == EWOULDBLOCK { return .success(false) }
-            if code != EINTR { return .failure(SystemCallError(call: "flock", errno: code)) }
+        switch syscall("flock", { flock(descriptor, LOCK_EX | LOCK_NB) }) {
+        case .success: .success(true)
+        case .failure(let error) where error.errno == EWOULDBLOCK: .success(false)
+        case .failure(let error): .failure(error)
         }
     }
+
 
     /// `opendir(3)`/`readdir(3)`: the names in a directory, without `.` and `..`.
     static func contentsOfDirectory(_ path: String) -> Result<[String], SystemCallError> {
@@ -209,39 +191,31 @@ package enum FileSystem {
     static func open(
         _ name: String, in directory: Int32, flags: Int32, mode: UInt32 = 0o600
     ) -> Result<Int32, SystemCallError> {
-        while true {
-            let descriptor = name.withCString { openat(directory, $0, flags, mode_t(mode)) }
-            if descriptor >= 0 { return .success(descriptor) }
-            let code = currentErrno()
-            if code != EINTR { return .failure(SystemCallError(call: "openat", errno: code)) }
-        }
+        syscall("openat") { name.withCString { openat(directory, $0, flags, mode_t(mode)) } }
     }
 
     /// `fstatat(2)` with `AT_SYMLINK_NOFOLLOW`: `name` in the folder open as `directory`, itself.
     static func linkStatus(_ name: String, in directory: Int32) -> Result<FileStatus, SystemCallError> {
         var info = stat()
-        guard name.withCString({ fstatat(directory, $0, &info, AT_SYMLINK_NOFOLLOW) }) == 0 else {
-            return .failure(SystemCallError(call: "fstatat", errno: currentErrno()))
-        }
-        return .success(FileStatus(info))
+        return syscall("fstatat") { name.withCString { fstatat(directory, $0, &info, AT_SYMLINK_NOFOLLOW) } }
+            .map { _ in FileStatus(info) }
     }
 
     /// `unlinkat(2)` of the file `name` in the folder open as `directory` (never a folder).
     static func unlink(_ name: String, in directory: Int32) -> Result<Void, SystemCallError> {
-        name.withCString { unlinkat(directory, $0, 0) } == 0
-            ? .success(()) : .failure(SystemCallError(call: "unlinkat", errno: currentErrno()))
+        syscall("unlinkat") { name.withCString { unlinkat(directory, $0, 0) } }.map { _ in () }
     }
 
     /// `renameat(2)`: moves `name` out of the folder open as `directory` to the path `destination`.
     static func rename(_ name: String, in directory: Int32, to destination: String) -> Result<Void, SystemCallError> {
-        let result = name.withCString { from in destination.withCString { to in renameat(directory, from, AT_FDCWD, to) } }
-        return result == 0 ? .success(()) : .failure(SystemCallError(call: "renameat", errno: currentErrno()))
+        syscall("renameat") {
+            name.withCString { from in destination.withCString { to in renameat(directory, from, AT_FDCWD, to) } }
+        }.map { _ in () }
     }
 
     /// `dup(2)`.
     static func duplicate(_ descriptor: Int32) -> Result<Int32, SystemCallError> {
-        let copy = dup(descriptor)
-        return copy >= 0 ? .success(copy) : .failure(SystemCallError(call: "dup", errno: currentErrno()))
+        syscall("dup") { dup(descriptor) }
     }
 
     /// Makes `path` hold `bytes`, atomically: they are written to `<path>.<pid>-<random>.tmp`
@@ -276,6 +250,28 @@ package enum FileSystem {
 }
 
 // MARK: - Private
+
+extension FileSystem {
+    /// Calls `body`, a C function that returns -1 and sets `errno` on failure, again while it
+    /// fails with `EINTR`: the one place that loop is written, for the library's system calls and
+    /// the tool's (as swift-nio's `syscall(blocking:where:_:)` is for NIO's).
+    ///
+    /// ```swift
+    /// let count = FileSystem.syscall("read") { read(descriptor, buffer, size) }
+    /// ```
+    ///
+    /// - Returns: What `body` returned, or a ``SystemCallError`` naming `call` and `errno`.
+    package static func syscall<Value: BinaryInteger>(
+        _ call: String, _ body: () -> Value
+    ) -> Result<Value, SystemCallError> {
+        while true {
+            let result = body()
+            if result != -1 { return .success(result) }
+            let code = currentErrno()
+            if code != EINTR { return .failure(SystemCallError(call: call, errno: code)) }
+        }
+    }
+}
 
 /// The calling thread's `errno`.
 private func currentErrno() -> Int32 {
