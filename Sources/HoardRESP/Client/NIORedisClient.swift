@@ -70,8 +70,12 @@ public final class NIORedisClient: RedisCommandExecuting {
         self.eventLoopGroup = eventLoopGroup
         if let tls = configuration.tls {
             var tlsConfiguration = TLSConfiguration.makeClientConfiguration()
-            if case .certificateFile(let path) = tls.trustRoots { tlsConfiguration.trustRoots = .file(path) }
             do {
+                // The certificates are read here rather than by NIOSSLContext: its initializer
+                // leaked the SSL_CTX it had made when the file could not be loaded (LeakSanitizer).
+                if case .certificateFile(let path) = tls.trustRoots {
+                    tlsConfiguration.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(path))
+                }
                 sslContext = try NIOSSLContext(configuration: tlsConfiguration)
             } catch {
                 throw .tlsFailed(host: configuration.host, port: configuration.port, underlying: error)
