@@ -56,7 +56,7 @@ private func checkDecodingError(_ error: ImageError, data: Data, options: Image.
     case .malformed(_, let message), .truncated(_, let message), .unsupported(_, let message),
         .outOfMemory(_, let message):
         FuzzSupport.check(!message.isEmpty, "\(error) without a message")
-    case .encodingFailed, .invalidDimensions, .pixelCountMismatch, .invalidQuality:
+    case .encodingFailed, .invalidDimensions, .pixelCountMismatch, .invalidQuality, .invalidValue:
         FuzzSupport.fail("decoding threw a non-decoding error: \(error)")
     }
 }
