@@ -167,7 +167,7 @@ public final class RedisServer: Sendable {
     /// The server's folder: its log and working directory.
     public let folder: URL
     private let executable: String
-    private let process: Mutex<ChildProcess?>
+    private let process: Mutex<RedisServerProcess?>
 
     private init(options: Options, port: Int, tlsPort: Int?, folder: URL, executable: String) {
         self.options = options
@@ -229,7 +229,7 @@ public final class RedisServer: Sendable {
 
     /// Kills the server at once (`SIGKILL`) and waits for it to exit; its ports are closed.
     public func kill() {
-        let running = process.withLock { process -> ChildProcess? in
+        let running = process.withLock { process -> RedisServerProcess? in
             defer { process = nil }
             return process
         }
@@ -251,7 +251,7 @@ public final class RedisServer: Sendable {
     /// not exited within 5 seconds; then removes its folder. Safe to call more than once, and
     /// from `defer`.
     public func stop() {
-        let running = process.withLock { process -> ChildProcess? in
+        let running = process.withLock { process -> RedisServerProcess? in
             defer { process = nil }
             return process
         }
@@ -325,7 +325,7 @@ public final class RedisServer: Sendable {
     }
 
     private func launch() async throws {
-        let launched = try ChildProcess.spawn(
+        let launched = try RedisServerProcess.spawn(
             executable: executable, arguments: arguments, logPath: folder.appendingPathComponent("redis.log").path)
         process.withLock { $0 = launched }
 
@@ -360,240 +360,4 @@ public final class RedisServer: Sendable {
     private func deliver(_ signal: Int32) {
         process.withLock { $0?.signal(signal) }
     }
-
-    // MARK: - Sockets
-
-    /// A port on 127.0.0.1 that was free a moment ago: bound with port 0, read back, released.
-    public static func freePort() throws -> Int {
-        let socket = openStreamSocket()
-        guard socket >= 0 else {
-            throw Failure.didNotStart(reason: "socket(): \(String(cString: strerror(errno)))", log: "")
-        }
-        defer { close(socket) }
-        var address = loopbackAddress(port: 0)
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0
-            }
-        }
-        guard bound else { throw Failure.didNotStart(reason: "bind(): \(String(cString: strerror(errno)))", log: "") }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
-    private static func loopbackAddress(port: Int) -> sockaddr_in {
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-        return address
-    }
-
-    private static func connectedSocket(port: Int, timeoutSeconds: Int) throws -> Int32 {
-        let socket = openStreamSocket()
-        guard socket >= 0 else {
-            throw Failure.commandFailed(command: "connect", reason: String(cString: strerror(errno)))
-        }
-        var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
-        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        setsockopt(socket, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = loopbackAddress(port: port)
-        let connected = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-            }
-        }
-        guard connected else {
-            let reason = String(cString: strerror(errno))
-            close(socket)
-            throw Failure.commandFailed(command: "connect", reason: reason)
-        }
-        return socket
-    }
-
-    private static func writeAll(_ socket: Int32, _ bytes: [UInt8]) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes {
-                send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
-            }
-            guard written > 0 else { return false }
-            offset += written
-        }
-        return true
-    }
-
-    /// Reads replies from a blocking socket: enough RESP for admin commands.
-    private struct ReplyReader {
-        let socket: Int32
-        var buffer: [UInt8] = []
-
-        /// The next reply as text: a status, error or integer line as sent (`"+OK"`), a bulk
-        /// string's contents, `"(nil)"` for a null, an array's elements one per line.
-        mutating func reply(command: String) throws -> String {
-            let line = try readLine(command: command)
-            guard line.first == "$" || line.first == "*" else { return line }
-            guard let length = Int(line.dropFirst()), length >= -1 else {
-                throw Failure.commandFailed(command: command, reason: "bad length: \(line)")
-            }
-            if length == -1 { return "(nil)" }
-            if line.first == "*" {
-                return try (0..<length).map { _ in try reply(command: command) }.joined(separator: "\n")
-            }
-            try fill(command: command, atLeast: length + 2)
-            let payload = buffer[..<length]
-            buffer.removeFirst(length + 2)
-            return String(decoding: payload, as: UTF8.self)
-        }
-
-        private mutating func readLine(command: String) throws -> String {
-            while true {
-                if let end = buffer.firstIndex(of: 0x0A), end > 0, buffer[end - 1] == 0x0D {
-                    let line = String(decoding: buffer[..<(end - 1)], as: UTF8.self)
-                    buffer.removeFirst(end + 1)
-                    return line
-                }
-                try fill(command: command, atLeast: buffer.count + 1)
-            }
-        }
-
-        /// Reads until the buffer holds `count` bytes.
-        private mutating func fill(command: String, atLeast count: Int) throws {
-            var chunk = [UInt8](repeating: 0, count: 65_536)
-            while buffer.count < count {
-                let received = chunk.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
-                guard received > 0 else {
-                    throw Failure.commandFailed(
-                        command: command, reason: received == 0 ? "connection closed" : String(cString: strerror(errno))
-                    )
-                }
-                buffer += chunk[..<received]
-            }
-        }
-    }
-}
-
-// MARK: - Child process
-
-/// A process started with `posix_spawn` and reaped with `waitpid` here (not by Foundation's
-/// `Process`, whose reaping in a test runner was seen to lag by seconds).
-private final class ChildProcess: Sendable {
-    let identifier: pid_t
-    /// The wait status once reaped.
-    private let status = Mutex<Int32?>(nil)
-
-    private init(identifier: pid_t) {
-        self.identifier = identifier
-    }
-
-    /// Starts `executable` with `arguments`, standard input from /dev/null, standard output and
-    /// error appended to `logPath`, no other descriptor, default signal handling and an empty
-    /// signal mask.
-    static func spawn(executable: String, arguments: [String], logPath: String) throws -> ChildProcess {
-        #if canImport(Glibc)
-            var fileActions = posix_spawn_file_actions_t()
-            var attributes = posix_spawnattr_t()
-        #else
-            var fileActions: posix_spawn_file_actions_t?
-            var attributes: posix_spawnattr_t?
-        #endif
-        posix_spawn_file_actions_init(&fileActions)
-        defer { posix_spawn_file_actions_destroy(&fileActions) }
-        posix_spawn_file_actions_addopen(&fileActions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&fileActions, 1, logPath, O_WRONLY | O_CREAT | O_APPEND, 0o644)
-        posix_spawn_file_actions_adddup2(&fileActions, 1, 2)
-        // Nothing else: a descriptor the server inherited (another test's pipe to a child, a
-        // socket) would stay open as long as the server runs, and a reader waiting for that pipe's
-        // end of file would wait for the server (seen: a tool test hung until CI's limit).
-        closeInheritedDescriptors(&fileActions)
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var noSignals = sigset_t()
-        sigemptyset(&noSignals)
-        var allSignals = sigset_t()
-        sigfillset(&allSignals)
-        posix_spawnattr_setsigmask(&attributes, &noSignals)
-        posix_spawnattr_setsigdefault(&attributes, &allSignals)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-
-        let argumentStrings = ([executable] + arguments).map { strdup($0) }
-        defer { argumentStrings.forEach { free($0) } }
-        var argv = argumentStrings + [nil]
-        var identifier: pid_t = 0
-        let result = posix_spawn(&identifier, executable, &fileActions, &attributes, &argv, environ)
-        guard result == 0 else {
-            throw RedisServer.Failure.didNotStart(
-                reason: "posix_spawn(\(executable)): \(String(cString: strerror(result)))", log: "")
-        }
-        return ChildProcess(identifier: identifier)
-    }
-
-    #if canImport(Glibc)
-        private typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
-
-        /// Adds "close every descriptor from 3 up" to `actions`: glibc's
-        /// `posix_spawn_file_actions_addclosefrom_np` (2.34+, which the Glibc module does not
-        /// export), else one close action per descriptor open now (in /proc/self/fd; glibc ignores
-        /// a close action whose descriptor is closed by then).
-        private static func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t) {
-            // A null handle is glibc's RTLD_DEFAULT: the symbol wherever it is loaded.
-            if let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") {
-                let closeFrom = unsafeBitCast(symbol, to: CloseFrom.self)
-                if closeFrom(&actions, 3) == 0 { return }
-            }
-            let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
-            for descriptor in open.compactMap({ Int32($0) }) where descriptor > 2 {
-                posix_spawn_file_actions_addclose(&actions, descriptor)
-            }
-        }
-    #else
-        private static func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t?) {
-            // Apple platforms: POSIX_SPAWN_CLOEXEC_DEFAULT would do; not tested here.
-        }
-    #endif
-
-    /// The wait status if the process has exited (reaping it), else `nil`.
-    var exitStatus: Int32? {
-        status.withLock { status in
-            if status == nil {
-                var waitStatus: Int32 = 0
-                let result = waitpid(identifier, &waitStatus, WNOHANG)
-                if result == identifier {
-                    status = waitStatus
-                } else if result < 0 && errno == ECHILD {
-                    status = -1  // reaped elsewhere
-                }
-            }
-            return status
-        }
-    }
-
-    var hasExited: Bool { exitStatus != nil }
-
-    /// Sends `signal` unless the process was reaped (its identifier could be reused).
-    func signal(_ signal: Int32) {
-        status.withLock { status in
-            if status == nil { _ = kill(identifier, signal) }
-        }
-    }
-
-    /// Waits until the process exits, up to `timeout`; returns whether it did.
-    func waitForExit(timeout: Duration) -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while !hasExited {
-            guard ContinuousClock.now < deadline else { return false }
-            usleep(2_000)
-        }
-        return true
-    }
-}
-
-// File-level, where the C function is not shadowed by RedisServer's methods of the same names.
-
-private func openStreamSocket() -> Int32 {
-    #if canImport(Glibc)
-        socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    #else
-        socket(AF_INET, SOCK_STREAM, 0)
-    #endif
 }
