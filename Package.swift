@@ -9,6 +9,9 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "Hoard", targets: ["Hoard"]),
+        // The shared Redis tier, a product of its own: an app that does not use Redis links
+        // neither it nor SwiftNIO.
+        .library(name: "HoardRedis", targets: ["HoardRedis"]),
         .executable(name: "hoard", targets: ["HoardCommand"]),
     ],
     dependencies: [
@@ -60,6 +63,7 @@ let package = Package(
             name: "HoardCommand",
             dependencies: [
                 "Hoard",
+                "HoardRedis",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
@@ -91,6 +95,7 @@ let package = Package(
             dependencies: [
                 "Hoard",
                 "HoardTestSupport",
+                "RedisTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -108,17 +113,44 @@ let package = Package(
             ],
             path: "Sources/HoardRESP"
         ),
-        // Against a real redis-server that each test starts on a loopback port (skipped without one,
-        // unless HOARD_REQUIRE_REDIS=1).
-        .testTarget(
-            name: "HoardRESPTests",
+        // The Redis tier: a CacheTier on the RESP client.
+        .target(
+            name: "HoardRedis",
+            dependencies: ["Hoard", "HoardRESP", .product(name: "Logging", package: "swift-log")]
+        ),
+        // A redis-server on a free loopback port per test (stopped by its PID), a fake server that
+        // answers nonsense, and a self-signed certificate: for every suite that needs Redis.
+        .target(
+            name: "RedisTestSupport",
             dependencies: [
                 "HoardRESP",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
+            path: "Tests/RedisTestSupport"
+        ),
+        // Against a real redis-server that each test starts on a loopback port (skipped without one,
+        // unless HOARD_REQUIRE_REDIS=1).
+        .testTarget(
+            name: "HoardRESPTests",
+            dependencies: [
+                "HoardRESP",
+                "RedisTestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
             path: "Tests/HoardRESPTests"
+        ),
+        // The Redis tier, alone and behind a Hoard, against real servers: the tier contract,
+        // leases, marks, sharding, and faults (killed, paused, full, garbage, nonsense, auth, TLS).
+        .testTarget(
+            name: "HoardRedisTests",
+            dependencies: [
+                "Hoard", "HoardRedis", "HoardRESP", "HoardTestSupport", "RedisTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
     ]
 )

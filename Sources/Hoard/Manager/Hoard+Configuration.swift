@@ -60,6 +60,10 @@ extension Hoard {
         /// (default 1): reads re-read the cache folder's small mark file at most this often. This
         /// process's own `expireAll()` applies at once. 0 reads it on every lookup.
         public var expirationMarkRefreshInterval: TimeInterval
+        /// How long, in seconds, a fetch may hold the lease of a ``SharedCacheTier`` (default 60):
+        /// the longest other machines wait for its value before fetching themselves, and how long
+        /// a lease outlives a worker that died holding it. Make it longer than a slow fetch takes.
+        public var fetchLeaseDuration: TimeInterval
 
         /// Creates a configuration.
         ///
@@ -81,6 +85,7 @@ extension Hoard {
             insertionPolicy = .always
             isCachingEnabled = true
             expirationMarkRefreshInterval = 1
+            fetchLeaseDuration = 60
         }
 
         /// The folder the disk tier uses.
@@ -131,6 +136,12 @@ extension Hoard {
                 try InvalidValueError.check(jpegQuality, in: 1...100, "Hoard.Configuration.jpegQuality")
                 try InvalidValueError.check(
                     expirationMarkRefreshInterval, atLeast: 0, "Hoard.Configuration.expirationMarkRefreshInterval")
+                try InvalidValueError.check(fetchLeaseDuration, atLeast: 0.001, "Hoard.Configuration.fetchLeaseDuration")
+                guard fetchLeaseDuration <= 86_400 else {
+                    throw InvalidValueError(
+                        field: "Hoard.Configuration.fetchLeaseDuration", value: "\(fetchLeaseDuration)",
+                        requirement: "at most 86400 seconds")
+                }
                 try defaultExpiry.validate("Hoard.Configuration.defaultExpiry")
                 try expirationPolicy.validate("Hoard.Configuration.expirationPolicy")
                 var seen: Set<CacheTierIdentifier> = [.memory, .disk, .fetch]

@@ -59,28 +59,43 @@ extension Hoard {
     /// - Complexity: O(n) in the size of the entry (one read and one checksum pass).
     public func retrieveEncoded<T: Cachable>(_ type: T.Type, forKey key: String) async throws -> Data? {
         guard configuration.isCachingEnabled else { return nil }
+        if let hit = try await encodedTierEntry(typeName: Self.typeName(of: T.self), forKey: key) {
+            monitor.record(.hit(key: key, tier: hit.source))
+            return hit.value
+        }
+        monitor.record(.miss(key: key))
+        return nil
+    }
+
+    /// The payload of the first byte tier's fresh entry for `key` stored as `typeName`, copied into
+    /// the tiers before that one; counts nothing.
+    ///
+    /// - Throws: ``HoardError/typeMismatch(key:expected:stored:)``, ``HoardError/disk(_:)``.
+    func encodedTierEntry(typeName: String, forKey key: String) async throws(HoardError) -> CacheEntry<Data>? {
         let freshness = freshness(nil)
         for (index, tier) in tiers.enumerated() {
             guard let stored = try await entry(in: tier, forKey: key),
                 freshness.isFresh(cachedAt: stored.createdAt, expiresAt: stored.expiresAt)
             else { continue }
-            let payload = try Self.unwrap(stored, forKey: key, expecting: Self.typeName(of: T.self)).payload
+            let payload = try Self.unwrap(stored, forKey: key, expecting: typeName).payload
             await copy(stored, forKey: key, into: tiers[..<index])
-            monitor.record(.hit(key: key, tier: tier.identifier))
-            return payload
+            return CacheEntry(
+                value: payload, cachedAt: stored.createdAt, expiresAt: stored.expiresAt, source: tier.identifier,
+                retrievedAt: freshness.now)
         }
-        monitor.record(.miss(key: key))
         return nil
     }
 
     /// Writes `bytes` to every byte tier under `typeName` unless the insertion policy refuses
     /// `candidate`, then drops the memory tier's value for `key`.
     ///
+    /// - Returns: When the bytes were stored and when they expire; `nil` when nothing was stored.
     /// - Throws: ``HoardError/invalidValue(_:)``, ``HoardError/disk(_:)``.
+    @discardableResult
     func writeEncoded(
         _ bytes: Data, typeName: String, candidate: any Cachable, forKey key: String, expiry: Expiry?
-    ) async throws(HoardError) {
-        guard configuration.isCachingEnabled else { return }
+    ) async throws(HoardError) -> (cachedAt: Date, expiresAt: Date?)? {
+        guard configuration.isCachingEnabled else { return nil }
         do {
             try expiry?.validate("Hoard.storeEncoded(_:as:forKey:expiry:) expiry")
         } catch {
@@ -90,7 +105,7 @@ extension Hoard {
         else {
             try await removeEverywhere(forKey: key)
             monitor.record(.storeRefused(key: key, byteCount: bytes.count))
-            return
+            return nil
         }
         let now = configuration.now()
         let expiresAt = (expiry ?? configuration.defaultExpiry).expirationDate(from: now)
@@ -99,5 +114,6 @@ extension Hoard {
             forKey: key)
         memory.removeValue(forKey: key)
         monitor.record(.stored(key: key, byteCount: bytes.count))
+        return (now, expiresAt)
     }
 }

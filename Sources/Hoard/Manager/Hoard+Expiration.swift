@@ -18,7 +18,10 @@ extension Hoard {
     ///   applies in this process.
     /// - Complexity: O(1): one small file write.
     public func expireAll() async throws {
-        let mark = try expirationMark.advance(to: configuration.now())
+        let now = configuration.now()
+        // Other machines first: a local mark file that cannot be written still applies here.
+        await sharedTier?.publishExpiration(before: now)
+        let mark = try expirationMark.advance(to: now)
         monitor.record(.expiredAll(before: mark))
     }
 

@@ -93,7 +93,9 @@ extension Hoard {
             throw HoardError.notCached(key: key)
         case .cacheElseFetch:
             if let entry = await cachedEntry(T.self, forKey: key, expirationPolicy: expirationPolicy) { return entry }
-            return try await fetchThrough(forKey: key, expiry: expiry, fetch: fetch)
+            // A full miss: another machine sharing a tier may be fetching the same key.
+            return try await fetchThrough(
+                forKey: key, expiry: expiry, expirationPolicy: expirationPolicy, sharingFetch: true, fetch: fetch)
         case .networkOnly, .cacheThenFetch:
             return try await fetchThrough(forKey: key, expiry: expiry, fetch: fetch)
         case .networkElseCache:
@@ -124,31 +126,55 @@ extension Hoard {
     }
 
     /// Runs `fetch` through the one-request-per-key gate and stores its value.
+    ///
+    /// With `sharingFetch`, the fetch also runs under the shared tier's lease (see
+    /// ``coordinatedFetch(forKey:cached:fetch:)``): a value another machine stored meanwhile is
+    /// returned instead, from the tier that had it.
     func fetchThrough<T: Cachable>(
-        forKey key: String, expiry: @escaping @Sendable (T) -> Expiry?, fetch: @escaping @Sendable () async throws -> T
+        forKey key: String, expiry: @escaping @Sendable (T) -> Expiry?, expirationPolicy: ExpirationPolicy? = nil,
+        sharingFetch: Bool = false, fetch: @escaping @Sendable () async throws -> T
     ) async throws -> CacheEntry<T> {
-        let fetched = try await flights.run(key: key, onJoin: { monitor.record(.fetchCoalesced(key: key)) }) {
+        let outcome = try await flights.run(key: key, onJoin: { monitor.record(.fetchCoalesced(key: key)) }) {
             [self] ticket in
-            let value = try await runFetch(forKey: key, fetch)
-            var stored: (cachedAt: Date, expiresAt: Date?)?
-            // A forgotten or abandoned fetch does not store: a newer one may have.
-            if ticket.isCurrent {
-                do {
-                    stored = try await write(value, forKey: key, expiry: expiry(value))
-                } catch {
-                    logger.warning(
-                        "Cannot store the fetched value", metadata: ["key": .string(key), "error": "\(error)"])
+            let fetchAndStore = { @Sendable [self] () async throws -> FetchOutcome in
+                let value = try await runFetch(forKey: key, fetch)
+                var stored: (cachedAt: Date, expiresAt: Date?)?
+                // A forgotten or abandoned fetch does not store: a newer one may have.
+                if ticket.isCurrent {
+                    do {
+                        stored = try await write(value, forKey: key, expiry: expiry(value))
+                    } catch {
+                        logger.warning(
+                            "Cannot store the fetched value", metadata: ["key": .string(key), "error": "\(error)"])
+                    }
                 }
+                let record = StoredValue(
+                    value: value, typeName: Self.typeName(of: T.self),
+                    cachedAt: stored?.cachedAt ?? configuration.now(), expiresAt: stored?.expiresAt)
+                return FetchOutcome(value: record, source: .fetch)
             }
-            return StoredValue(
-                value: value, typeName: Self.typeName(of: T.self), cachedAt: stored?.cachedAt ?? configuration.now(),
-                expiresAt: stored?.expiresAt)
+            guard sharingFetch else { return try await fetchAndStore() }
+            return try await coordinatedFetch(
+                forKey: key,
+                cached: { [self] in
+                    guard
+                        let entry = try? await tierEntry(
+                            T.self, forKey: key, freshness: freshness(expirationPolicy), includingStale: false)
+                    else { return nil }
+                    return FetchOutcome(
+                        value: StoredValue(
+                            value: entry.value, typeName: Self.typeName(of: T.self), cachedAt: entry.cachedAt,
+                            expiresAt: entry.expiresAt),
+                        source: entry.source)
+                },
+                fetch: fetchAndStore)
         }
+        let fetched = outcome.value
         guard let value = fetched.value as? T else {
             throw HoardError.typeMismatch(key: key, expected: Self.typeName(of: T.self), stored: fetched.typeName)
         }
         return CacheEntry(
-            value: value, cachedAt: fetched.cachedAt, expiresAt: fetched.expiresAt, source: .fetch,
+            value: value, cachedAt: fetched.cachedAt, expiresAt: fetched.expiresAt, source: outcome.source,
             retrievedAt: configuration.now())
     }
 
@@ -167,7 +193,7 @@ extension Hoard {
     // MARK: - Private
 
     /// Runs `fetch` once, reporting its start and its outcome.
-    private func runFetch<T: Cachable>(forKey key: String, _ fetch: @Sendable () async throws -> T) async throws -> T {
+    func runFetch<T: Cachable>(forKey key: String, _ fetch: @Sendable () async throws -> T) async throws -> T {
         monitor.record(.fetchStarted(key: key))
         let start = ContinuousClock.now
         do {

@@ -84,6 +84,11 @@ extension Hoard {
                 throw HoardError(wrapping: error)
             }
         }
+        if sharedTier != nil {
+            // The shared tier published this removal for other machines; the local mark records
+            // that it has been applied here, so that reading it back does not empty the tiers again.
+            try expirationMark.advance(to: configuration.now())
+        }
         monitor.record(.removedAll)
     }
 

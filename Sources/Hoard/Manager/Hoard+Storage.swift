@@ -157,7 +157,7 @@ extension Hoard {
     /// The first byte tier's value for `key`: a fresh one is copied into the tiers before it and
     /// promoted to memory; a stale one is decoded only when `includingStale`, and left where it is.
     /// Bytes of the right type that do not decode are removed from every tier and give `nil`.
-    private func tierEntry<T: Cachable>(
+    func tierEntry<T: Cachable>(
         _ type: T.Type, forKey key: String, freshness: Freshness, includingStale: Bool
     ) async throws(HoardError) -> CacheEntry<T>? {
         for (index, tier) in tiers.enumerated() {

@@ -45,11 +45,17 @@ public final class Hoard: Sendable {
     /// The byte tiers after memory, in read order: the disk, then the configuration's
     /// ``Configuration/additionalTiers``.
     let tiers: [any CacheTier]
+    /// The first shared tier among ``tiers``: it coordinates fetches and cache-wide marks.
+    let sharedTier: (any SharedCacheTier)?
+    /// Reads ``sharedTier``'s marks once a second while this cache lives.
+    private let markWatch = Lock<Task<Void, Never>?>(nil)
     let logger: Logger
     /// Statistics, observers' event streams and the debug log.
     let monitor: HoardMonitor
     /// One running fetch per key.
-    let flights = SingleFlight<String, StoredValue>()
+    let flights = SingleFlight<String, FetchOutcome>()
+    /// One running fetch of encoded bytes per key (``encodedEntry(_:forKey:expiry:fetch:)``).
+    let encodedFlights = SingleFlight<String, FetchOutcome>()
     /// What ``expireAll()`` set, here or in another process.
     let expirationMark: ExpirationMark
     /// Keeps the completion-handler calls on each key in the caller's order.
@@ -103,13 +109,18 @@ public final class Hoard: Sendable {
             case .failure(let error): UnavailableTier(identifier: .disk, error: error)
             }
         tiers = [diskTier] + configuration.additionalTiers
+        sharedTier = configuration.additionalTiers.lazy.compactMap { $0 as? any SharedCacheTier }.first
         let markDirectory: URL? = if case .success = disk { directory } else { nil }
         expirationMark = ExpirationMark(
             directory: markDirectory, refreshInterval: configuration.expirationMarkRefreshInterval,
             logger: configuration.logger)
+        if sharedTier != nil {
+            markWatch.withLock { $0 = watchSharedMarks() }
+        }
     }
 
     deinit {
+        markWatch.withLock { $0?.cancel() }
         monitor.finishAll()
     }
 
@@ -131,4 +142,11 @@ struct StoredValue: Sendable {
     let typeName: String
     let cachedAt: Date
     let expiresAt: Date?
+}
+
+/// What a shared fetch hands to every caller that waited for it: the value and where it came from
+/// (``CacheTierIdentifier/fetch``, or the tier where another machine's fetch stored it).
+struct FetchOutcome: Sendable {
+    let value: StoredValue
+    let source: CacheTierIdentifier
 }

@@ -36,6 +36,9 @@ public enum HoardEvent: Sendable {
     case fetchStarted(key: String)
     /// A call joined the fetch already running for `key` instead of starting another.
     case fetchCoalesced(key: String)
+    /// A fetch for `key` found another worker (on this machine or another) holding the shared
+    /// tier's lease on it, and waited for that worker's value (see ``SharedCacheTier``).
+    case waitedForSharedFetch(key: String)
     /// The fetch for `key` returned a value.
     case fetchSucceeded(key: String)
     /// The fetch for `key` threw `error` (or was cancelled: then `error` is a `CancellationError`).
@@ -54,7 +57,7 @@ public enum HoardEvent: Sendable {
     public var key: String? {
         switch self {
         case .hit(let key, _), .miss(let key), .stored(let key, _), .storeRefused(let key, _), .removed(let key),
-            .fetchStarted(let key), .fetchCoalesced(let key), .fetchSucceeded(let key), .fetchFailed(let key, _),
+            .fetchStarted(let key), .fetchCoalesced(let key), .waitedForSharedFetch(let key), .fetchSucceeded(let key), .fetchFailed(let key, _),
             .servedCached(let key, _), .undecodableRemoved(let key, _, _):
             key
         case .removedAll, .evicted, .expiredAll:
@@ -76,6 +79,7 @@ extension HoardEvent: CustomStringConvertible {
         case .evicted(let tier, let count): "evicted \(count) from \(tier)"
         case .fetchStarted(let key): "fetch started for \"\(key)\""
         case .fetchCoalesced(let key): "joined the running fetch for \"\(key)\""
+        case .waitedForSharedFetch(let key): "waited for another worker's fetch of \"\(key)\""
         case .fetchSucceeded(let key): "fetch succeeded for \"\(key)\""
         case .fetchFailed(let key, let error): "fetch failed for \"\(key)\": \(error)"
         case .servedCached(let key, let isExpired):

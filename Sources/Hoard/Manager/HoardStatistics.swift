@@ -25,6 +25,9 @@ public struct HoardStatistics: Sendable, Hashable {
     public var fetches = 0
     /// Calls that joined a fetch already running for their key instead of starting another.
     public var coalescedFetches = 0
+    /// Fetches that found another worker fetching the same key (its shared tier's lease held) and
+    /// waited for its value instead of starting one.
+    public var sharedFetchWaits = 0
     /// Fetches that threw or were cancelled.
     public var failedFetches = 0
     /// Times ``CachePolicy/networkElseCache`` returned a cached value because its fetch failed.
@@ -111,6 +114,7 @@ public struct HoardStatistics: Sendable, Hashable {
             if let position = position(of: tier) { tierEvictions[position] += count }
         case .fetchStarted: fetches += 1
         case .fetchCoalesced: coalescedFetches += 1
+        case .waitedForSharedFetch: sharedFetchWaits += 1
         case .fetchFailed: failedFetches += 1
         case .servedCached: cachedFallbacks += 1
         case .undecodableRemoved: undecodableEntries += 1

@@ -74,7 +74,8 @@ final class HoardMetrics: Sendable {
         case .undecodableRemoved: undecodableEntries.increment()
         case .fetchStarted: fetches.increment()
         case .fetchFailed: fetchFailures.increment()
-        case .fetchCoalesced, .fetchSucceeded, .servedCached, .removed, .removedAll, .expiredAll: break
+        case .fetchCoalesced, .waitedForSharedFetch, .fetchSucceeded, .servedCached, .removed, .removedAll, .expiredAll:
+            break
         }
     }
 

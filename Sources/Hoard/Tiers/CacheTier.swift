@@ -43,6 +43,9 @@ public protocol CacheTier: Sendable {
     func remove(forKey key: String) async throws
 
     /// Removes every entry.
+    ///
+    /// A shared tier may go on treating entries created before the removal as removed when they
+    /// are stored again later: they are copies another machine had not dropped yet.
     func removeAll() async throws
 
     /// Removes every entry that `shouldRemove` picks by its key and the first bytes of its value

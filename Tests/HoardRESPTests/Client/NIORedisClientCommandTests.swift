@@ -1,5 +1,6 @@
 import Foundation
 import HoardRESP
+import RedisTestSupport
 import Testing
 
 @Suite("NIORedisClient commands", .requiresRedisServer)

@@ -1,5 +1,6 @@
 import Foundation
 import HoardRESP
+import RedisTestSupport
 import Testing
 
 /// Deadlines, dead servers and servers that do not speak RESP.

@@ -1,4 +1,5 @@
 import Foundation
+import RedisTestSupport
 import Testing
 
 /// The test servers themselves: what every other suite here relies on.

@@ -1,4 +1,5 @@
 import HoardRESP
+import RedisTestSupport
 import Testing
 
 private let values: [RESPValue] = [

@@ -1,4 +1,5 @@
 import HoardRESP
+import RedisTestSupport
 import Testing
 
 /// Bytes and the values they parse to: every type, nesting, nulls, edge values.

@@ -5,13 +5,14 @@ import Testing
 extension Trait where Self == ConditionTrait {
     /// Runs the test only when redis-server is installed, or required (`HOARD_REQUIRE_REDIS=1`,
     /// which turns its absence into a failure when the test starts one).
-    static var requiresRedisServer: Self {
+    package static var requiresRedisServer: Self {
         .enabled(if: RedisServer.shouldRunTests, Comment(rawValue: RedisServer.unavailableMessage))
     }
 }
 
 /// Starts a server with `options`, runs `body` with it, and stops it, whatever `body` does.
-func withRedisServer<Result>(
+@discardableResult
+package func withRedisServer<Result>(
     _ options: RedisServer.Options = .init(), _ body: (RedisServer) async throws -> Result
 ) async throws -> Result {
     let server = try await RedisServer.start(options)
@@ -21,7 +22,8 @@ func withRedisServer<Result>(
 
 /// A client for `server`'s plain port with short deadlines, adjusted by `configure`, closed
 /// after `body`.
-func withClient<Result>(
+@discardableResult
+package func withClient<Result>(
     for server: RedisServer, _ configure: (inout RedisConfiguration) -> Void = { _ in },
     _ body: (NIORedisClient) async throws -> Result
 ) async throws -> Result {
@@ -41,13 +43,13 @@ func withClient<Result>(
 }
 
 /// Every byte value, repeated to `count` bytes.
-func everyByteValue(count: Int) -> [UInt8] {
+package func everyByteValue(count: Int) -> [UInt8] {
     (0..<count).map { UInt8(truncatingIfNeeded: $0) }
 }
 
 /// Runs `body` and returns the ``RedisClientError`` it throws; records an issue when it does
 /// not throw, or throws another error.
-func expectFailure<Value>(
+package func expectFailure<Value>(
     sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> Value
 ) async -> RedisClientError? {
     do {

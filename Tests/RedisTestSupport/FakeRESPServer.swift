@@ -4,12 +4,12 @@ import NIOPosix
 
 /// A TCP listener on 127.0.0.1 that answers whatever it receives first with fixed bytes: a
 /// misbehaving Redis, for protocol-error tests.
-final class FakeRESPServer: Sendable {
-    let port: Int
+package final class FakeRESPServer: Sendable {
+    package let port: Int
     private let channel: any Channel
 
     /// Starts listening on a free port; each connection gets `reply` after its first bytes.
-    static func start(replying reply: [UInt8]) async throws -> FakeRESPServer {
+    package static func start(replying reply: [UInt8]) async throws -> FakeRESPServer {
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
@@ -26,7 +26,7 @@ final class FakeRESPServer: Sendable {
         self.port = port
     }
 
-    func stop() async {
+    package func stop() async {
         try? await channel.close()
     }
 

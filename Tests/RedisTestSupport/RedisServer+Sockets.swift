@@ -28,7 +28,7 @@ extension RedisServer {
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
-    static func loopbackAddress(port: Int) -> sockaddr_in {
+    package static func loopbackAddress(port: Int) -> sockaddr_in {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = UInt16(port).bigEndian
@@ -36,7 +36,7 @@ extension RedisServer {
         return address
     }
 
-    static func connectedSocket(port: Int, timeoutSeconds: Int) throws -> Int32 {
+    package static func connectedSocket(port: Int, timeoutSeconds: Int) throws -> Int32 {
         let socket = openStreamSocket()
         guard socket >= 0 else {
             throw Failure.commandFailed(command: "connect", reason: String(cString: strerror(errno)))
@@ -58,7 +58,7 @@ extension RedisServer {
         return socket
     }
 
-    static func writeAll(_ socket: Int32, _ bytes: [UInt8]) -> Bool {
+    package static func writeAll(_ socket: Int32, _ bytes: [UInt8]) -> Bool {
         var offset = 0
         while offset < bytes.count {
             let written = bytes[offset...].withUnsafeBytes {
@@ -71,7 +71,7 @@ extension RedisServer {
     }
 
     /// Reads replies from a blocking socket: enough RESP for admin commands.
-    struct ReplyReader {
+    package struct ReplyReader {
         let socket: Int32
         var buffer: [UInt8] = []
 

@@ -11,8 +11,8 @@ import Synchronization
 
 /// A process started with `posix_spawn` and reaped with `waitpid` here (not by Foundation's
 /// `Process`, whose reaping in a test runner was seen to lag by seconds).
-final class RedisServerProcess: Sendable {
-    let identifier: pid_t
+package final class RedisServerProcess: Sendable {
+    package let identifier: pid_t
     /// The wait status once reaped.
     private let status = Mutex<Int32?>(nil)
 
@@ -23,7 +23,7 @@ final class RedisServerProcess: Sendable {
     /// Starts `executable` with `arguments`, standard input from /dev/null, standard output and
     /// error appended to `logPath`, no other descriptor, default signal handling and an empty
     /// signal mask.
-    static func spawn(executable: String, arguments: [String], logPath: String) throws -> RedisServerProcess {
+    package static func spawn(executable: String, arguments: [String], logPath: String) throws -> RedisServerProcess {
         #if canImport(Glibc)
             var fileActions = posix_spawn_file_actions_t()
             var attributes = posix_spawnattr_t()
@@ -87,7 +87,7 @@ final class RedisServerProcess: Sendable {
     #endif
 
     /// The wait status if the process has exited (reaping it), else `nil`.
-    var exitStatus: Int32? {
+    package var exitStatus: Int32? {
         status.withLock { status in
             if status == nil {
                 var waitStatus: Int32 = 0
@@ -102,17 +102,17 @@ final class RedisServerProcess: Sendable {
         }
     }
 
-    var hasExited: Bool { exitStatus != nil }
+    package var hasExited: Bool { exitStatus != nil }
 
     /// Sends `signal` unless the process was reaped (its identifier could be reused).
-    func signal(_ signal: Int32) {
+    package func signal(_ signal: Int32) {
         status.withLock { status in
             if status == nil { _ = kill(identifier, signal) }
         }
     }
 
     /// Waits until the process exits, up to `timeout`; returns whether it did.
-    func waitForExit(timeout: Duration) -> Bool {
+    package func waitForExit(timeout: Duration) -> Bool {
         let deadline = ContinuousClock.now + timeout
         while !hasExited {
             guard ContinuousClock.now < deadline else { return false }
@@ -124,7 +124,7 @@ final class RedisServerProcess: Sendable {
 
 // File-level, where the C function is not shadowed by RedisServer's methods of the same names.
 
-func openStreamSocket() -> Int32 {
+package func openStreamSocket() -> Int32 {
     #if canImport(Glibc)
         socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     #else

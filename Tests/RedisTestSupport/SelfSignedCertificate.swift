@@ -2,21 +2,21 @@ import Foundation
 
 /// A self-signed certificate for `localhost` made with the openssl command-line tool, valid
 /// for one day, in a temporary folder removed by ``remove()``.
-struct SelfSignedCertificate {
+package struct SelfSignedCertificate {
     /// The certificate (PEM); also its own CA.
-    let certificateFile: String
+    package let certificateFile: String
     /// Its private key (PEM).
-    let keyFile: String
-    let folder: URL
+    package let keyFile: String
+    package let folder: URL
 
     /// The openssl executable, if installed.
-    static let opensslPath: String? = ["/usr/bin/openssl", "/usr/local/bin/openssl", "/opt/homebrew/bin/openssl"]
+    package static let opensslPath: String? = ["/usr/bin/openssl", "/usr/local/bin/openssl", "/opt/homebrew/bin/openssl"]
         .first { FileManager.default.isExecutableFile(atPath: $0) }
 
     /// Makes a certificate with `openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=localhost`.
     ///
     /// - Throws: When openssl is missing or fails (with its output).
-    init() throws {
+    package init() throws {
         guard let openssl = Self.opensslPath else { throw CertificateError(reason: "openssl not found") }
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("hoard-tls-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -39,12 +39,12 @@ struct SelfSignedCertificate {
         }
     }
 
-    func remove() {
+    package func remove() {
         try? FileManager.default.removeItem(at: folder)
     }
 
-    struct CertificateError: Error, CustomStringConvertible {
+    package struct CertificateError: Error, CustomStringConvertible {
         var reason: String
-        var description: String { "cannot make a self-signed certificate: \(reason)" }
+        package var description: String { "cannot make a self-signed certificate: \(reason)" }
     }
 }

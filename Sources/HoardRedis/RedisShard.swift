@@ -1,0 +1,64 @@
+import Hoard
+import HoardRESP
+import Logging
+
+/// One Redis server of a ``RedisTier``: its client, its circuit breaker, and the counters they
+/// feed. Every command goes through ``run(_:_:)``, which skips a failing server and logs each
+/// change of its state once.
+struct RedisShard: Sendable {
+    /// The server's address without credentials (`host:port/db`): its name in logs and hashing.
+    let name: String
+    let client: any RedisCommandExecuting
+    let breaker: CircuitBreaker
+    let counters: RedisTierCounters
+    let logger: Logger
+
+    /// The result of `body` on this server, or `nil` when the server is being skipped or
+    /// `body` failed (logged, counted, and fed to the breaker). Never throws.
+    ///
+    /// - Parameters:
+    ///   - command: What `body` does, for the log (`"GET"`).
+    ///   - body: The commands.
+    func run<Result: Sendable>(
+        _ command: String, _ body: (any RedisCommandExecuting) async throws -> Result
+    ) async -> Result? {
+        switch breaker.permission() {
+        case .refused:
+            counters.count { $0.skippedCommands += 1 }
+            return nil
+        case .probe:
+            do {
+                try await client.ping()
+            } catch {
+                counters.count { $0.errors += 1 }
+                _ = breaker.recordFailure()
+                logger.debug("Redis server still unreachable", metadata: ["server": .string(name), "error": "\(error)"])
+                return nil
+            }
+            if breaker.recordSuccess() {
+                logger.notice("Redis server reachable again; using it", metadata: ["server": .string(name)])
+            }
+        case .allowed:
+            break
+        }
+        do {
+            let result = try await body(client)
+            if breaker.recordSuccess() {
+                logger.notice("Redis server reachable again; using it", metadata: ["server": .string(name)])
+            }
+            return result
+        } catch {
+            counters.count { $0.errors += 1 }
+            if let backOff = breaker.recordFailure() {
+                counters.count { $0.breakerOpenings += 1 }
+                logger.warning(
+                    "Redis server failing; using the local tiers only, probing it again in \(backOff)",
+                    metadata: ["server": .string(name), "command": .string(command), "error": "\(error)"])
+            } else if !breaker.isOpen {
+                logger.debug(
+                    "Redis command failed", metadata: ["server": .string(name), "command": .string(command), "error": "\(error)"])
+            }
+            return nil
+        }
+    }
+}

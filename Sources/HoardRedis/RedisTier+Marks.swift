@@ -1,0 +1,93 @@
+import Foundation
+import Hoard
+import HoardRESP
+
+extension RedisTier {
+    /// The two cache-wide marks.
+    enum Mark: String, CaseIterable {
+        case expiredBefore = "expired-before"
+        case removedBefore = "removed-before"
+    }
+
+    /// Moves a mark forward only: two machines publishing at once leave the later moment.
+    static let advanceMark = RedisScript(
+        """
+        local current = tonumber(redis.call('GET', KEYS[1]) or '0') or 0
+        if tonumber(ARGV[1]) > current then redis.call('SET', KEYS[1], ARGV[1]) end
+        return 1
+        """)
+
+    /// Both marks in one round trip (a missing one is a null).
+    static let readMarks = RedisScript(
+        """
+        return {redis.call('GET', KEYS[1]), redis.call('GET', KEYS[2])}
+        """)
+
+    /// The latest marks on any server, read at most once per ``Configuration/markRefreshInterval``;
+    /// `nil` when no server has answered yet.
+    public func sharedMarks() async -> SharedCacheMarks? {
+        let now = ContinuousClock.now
+        let (cached, isDue) = marks.withLock { state -> (SharedCacheMarks?, Bool) in
+            let isDue = state.readAt.map { now - $0 >= configuration.markRefreshInterval } ?? true
+            if isDue { state.readAt = now }
+            return (state.marks, isDue)
+        }
+        guard isDue else { return cached }
+        var merged: SharedCacheMarks?
+        let keys = Mark.allCases.map { RESPArgument(keyPrefix + $0.rawValue) }
+        for shard in shards {
+            guard let reply = await shard.run("EVALSHA", { try await $0.eval(Self.readMarks, keys: keys) }) else {
+                continue
+            }
+            var read = merged ?? SharedCacheMarks()
+            if case .array(let values?) = reply, values.count == 2 {
+                read.expiredBefore = Self.later(read.expiredBefore, Self.date(values[0]))
+                read.removedBefore = Self.later(read.removedBefore, Self.date(values[1]))
+            }
+            merged = read
+        }
+        guard let merged else { return cached }
+        marks.withLock { $0.marks = merged }
+        return merged
+    }
+
+    /// Publishes an ``Hoard/expireAll()`` at `date` on every reachable server.
+    public func publishExpiration(before date: Date) async {
+        await publishMark(.expiredBefore, date: date)
+    }
+
+    /// Moves `mark` to `date` on every reachable server, and in this process's copy.
+    func publishMark(_ mark: Mark, date: Date) async {
+        guard let milliseconds = Self.unixMilliseconds(date, rounding: .down) else { return }
+        marks.withLock { state in
+            var updated = state.marks ?? SharedCacheMarks()
+            switch mark {
+            case .expiredBefore: updated.expiredBefore = Self.later(updated.expiredBefore, date)
+            case .removedBefore: updated.removedBefore = Self.later(updated.removedBefore, date)
+            }
+            state.marks = updated
+        }
+        let key = RESPArgument(keyPrefix + mark.rawValue)
+        for shard in shards {
+            _ = await shard.run("EVALSHA") { client in
+                try await client.eval(Self.advanceMark, keys: [key], arguments: [RESPArgument(milliseconds)])
+            }
+        }
+    }
+
+    /// A mark's value: Unix milliseconds in decimal, or `nil` for a missing or foreign value.
+    private static func date(_ value: RESPValue) -> Date? {
+        guard case .bulkString(let bytes?) = value,
+            let milliseconds = Int64(String(decoding: bytes, as: UTF8.self)), milliseconds > 0
+        else { return nil }
+        return Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+    }
+
+    private static func later(_ first: Date?, _ second: Date?) -> Date? {
+        switch (first, second) {
+        case (let first?, let second?): max(first, second)
+        case (let date?, nil), (nil, let date?): date
+        case (nil, nil): nil
+        }
+    }
+}

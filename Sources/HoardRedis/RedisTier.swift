@@ -1,0 +1,248 @@
+import Foundation
+import Hoard
+import HoardRESP
+import Logging
+
+/// A ``CacheTier`` on Redis (6.2 or later) or Valkey, shared by every machine that uses the same
+/// servers and namespace: put it after the disk, and a value one worker fetched is a hit for all.
+///
+/// ```swift
+/// let redis = try RedisTier(configuration: .init(urls: ["redis://cache.internal:6379"], namespace: "thumbnails"))
+/// var configuration = Hoard.Configuration(name: "thumbnails")
+/// configuration.additionalTiers = [redis]
+/// let hoard = try Hoard(configuration: configuration)
+/// ```
+///
+/// - **Values** are self-checking records, the disk entry's format (type, dates, CRC-32C
+///   checksums, the full key): a damaged, misplaced or foreign value is a miss, removed and
+///   logged. A key is `hoard:v1:<namespace>:{<SHA-256 of the key, hex>}`; the braces are a hash
+///   tag, so a value and its lease (`...}:lease`) share a Redis Cluster slot. An expiry becomes
+///   `PXAT`; a value that never expires gets no TTL and is left to the server's eviction policy.
+///   Records over ``Configuration/maximumValueByteCount`` stay local.
+/// - **One fetch across machines** and **cache-wide marks**: see ``SharedCacheTier``; the marks
+///   are the keys `hoard:v1:<namespace>:expired-before` and `...:removed-before` (Unix
+///   milliseconds), written on every server.
+/// - **Failure.** Every connection and command has a deadline. A server that fails
+///   ``Configuration/failureThreshold`` times in a row is skipped (reads miss, writes are
+///   dropped) and probed with `PING` after a back-off; each change is logged once and counted in
+///   ``statistics``. Nothing is thrown to the caller and no local data is touched.
+/// - **Several servers** share the keys by rendezvous hashing: losing one loses only its share.
+///
+/// Call ``checkReachable()`` at start when the shared cache is required, and ``shutdown()``
+/// before the process exits.
+public final class RedisTier: SharedCacheTier {
+    /// The settings, validated.
+    public let configuration: Configuration
+    /// The tier's name (``Configuration/identifier``).
+    public var identifier: CacheTierIdentifier { configuration.identifier }
+
+    let shards: [RedisShard]
+    let hashing: RendezvousHashing
+    let counters = RedisTierCounters()
+    let logger: Logger
+    /// `hoard:v1:<namespace>:`.
+    let keyPrefix: String
+    /// The marks last read, and when.
+    let marks = Lock<(marks: SharedCacheMarks?, readAt: ContinuousClock.Instant?)>((nil, nil))
+    private let closers: [@Sendable () async -> Void]
+
+    /// A tier on the servers `configuration` lists; nothing is connected until the first command.
+    ///
+    /// - Throws: ``RedisTierError/invalidValue(field:value:requirement:)`` for a field it cannot
+    ///   use; ``RedisTierError/client(_:)`` when a server's settings cannot be loaded (a TLS
+    ///   certificate file).
+    public init(configuration: Configuration) throws(RedisTierError) {
+        try configuration.validate()
+        self.configuration = configuration
+        logger = configuration.logger
+        keyPrefix = "hoard:v1:\(configuration.namespace):"
+        var shards: [RedisShard] = []
+        var closers: [@Sendable () async -> Void] = []
+        for server in configuration.servers {
+            let (client, close) = try Self.makeClient(server)
+            closers.append(close)
+            shards.append(
+                RedisShard(
+                    name: "\(server.host):\(server.port)/\(server.database)", client: client,
+                    breaker: CircuitBreaker(
+                        threshold: configuration.failureThreshold, initialBackOff: configuration.retryInterval,
+                        maximumBackOff: configuration.maximumRetryInterval),
+                    counters: counters, logger: configuration.logger))
+        }
+        self.shards = shards
+        self.closers = closers
+        hashing = RendezvousHashing(serverNames: shards.map(\.name))
+    }
+
+    /// The counters so far.
+    public var statistics: RedisTierStatistics { counters.snapshot }
+
+    /// Checks that every server answers `PING` now: for a program that must not run without
+    /// the shared cache (the tool's `--remote-required`).
+    ///
+    /// - Throws: ``RedisTierError/unreachable(server:underlying:)`` for the first server that
+    ///   does not answer within its deadlines.
+    public func checkReachable() async throws(RedisTierError) {
+        for shard in shards {
+            do {
+                try await shard.client.ping()
+            } catch {
+                throw .unreachable(server: shard.name, underlying: error)
+            }
+        }
+    }
+
+    /// Closes the connections. The tier must not be used afterwards.
+    public func shutdown() async {
+        for close in closers { await close() }
+    }
+
+    // MARK: - CacheTier
+
+    /// The intact record under `key`, or `nil`: none, damaged (then removed and logged), stored
+    /// before another machine's ``Hoard/removeAll()``, or its server unreachable.
+    public func entry(forKey key: String) async throws -> CacheTierEntry? {
+        guard let (shard, redisKey) = location(forKey: key), let bytes = await shard.run("GET", { try await $0.get(redisKey) })
+        else {
+            counters.count { $0.misses += 1 }
+            return nil
+        }
+        guard let bytes else {
+            counters.count { $0.misses += 1 }
+            return nil
+        }
+        let entry: CacheTierEntry
+        switch CacheRecord.decode(bytes, forKey: key) {
+        case .success(let decoded):
+            entry = decoded
+        case .failure(let damage):
+            counters.count {
+                $0.damagedValues += 1
+                $0.misses += 1
+            }
+            logger.warning(
+                "Removed a damaged value from Redis",
+                metadata: ["key": .string(key), "server": .string(shard.name), "reason": .string("\(damage)")])
+            _ = await shard.run("DEL") { try await $0.delete([redisKey]) }
+            return nil
+        }
+        if let removedBefore = await sharedMarks()?.removedBefore, entry.createdAt < removedBefore {
+            counters.count { $0.misses += 1 }
+            _ = await shard.run("DEL") { try await $0.delete([redisKey]) }
+            return nil
+        }
+        counters.count { $0.hits += 1 }
+        return entry
+    }
+
+    /// Stores `entry` with `PXAT` at its expiry (no TTL when it never expires); an entry already
+    /// expired, or over the maximum size, removes the key's value instead. Dropped (logged,
+    /// counted) when the server fails.
+    public func store(_ entry: CacheTierEntry, forKey key: String) async throws {
+        guard let (shard, redisKey) = location(forKey: key) else { return dropWrite() }
+        guard let record = CacheRecord.encode(entry, forKey: key), record.count <= configuration.maximumValueByteCount
+        else {
+            counters.count { $0.oversizedValues += 1 }
+            // An older, smaller value must not outlive this one on the other machines.
+            _ = await shard.run("DEL") { try await $0.delete([redisKey]) }
+            return dropWrite()
+        }
+        var expiration: RedisExpiration?
+        if let expiresAt = entry.expiresAt {
+            guard let milliseconds = Self.unixMilliseconds(expiresAt),
+                milliseconds > Self.unixMilliseconds(configuration.now()) ?? 0
+            else {
+                _ = await shard.run("DEL") { try await $0.delete([redisKey]) }
+                return
+            }
+            expiration = .at(unixTimeMilliseconds: milliseconds)
+        }
+        let stored = await shard.run("SET") { try await $0.set(redisKey, to: record, expiration: expiration) }
+        if stored == nil { return dropWrite() }
+        counters.count { $0.stores += 1 }
+    }
+
+    /// Removes the key's value (skipped when its server fails).
+    public func remove(forKey key: String) async throws {
+        guard let (shard, redisKey) = location(forKey: key) else { return }
+        _ = await shard.run("DEL") { try await $0.delete([redisKey]) }
+    }
+
+    /// Publishes a removal mark for every machine, then deletes every value and lease of the
+    /// namespace (`SCAN` and `UNLINK`, a page at a time) on every reachable server.
+    public func removeAll() async throws {
+        await publishMark(.removedBefore, date: configuration.now())
+        for shard in shards {
+            _ = await forEachPage(on: shard, matching: keyPrefix + "{*") { keys in
+                _ = await shard.run("UNLINK") { try await $0.unlink(keys.map(RESPArgument.init)) }
+            }
+        }
+    }
+
+    /// Removes every value that `shouldRemove` picks by its key and the first bytes of its value;
+    /// values on unreachable servers stay.
+    ///
+    /// - Complexity: A `SCAN` of the namespace and a `GET` of each value.
+    public func removeEntries(
+        where shouldRemove: @escaping @Sendable (_ key: String, _ bytesPrefix: ArraySlice<UInt8>) -> Bool
+    ) async throws -> [String] {
+        var removed: [String] = []
+        for shard in shards {
+            _ = await forEachPage(on: shard, matching: keyPrefix + "{*}") { redisKeys in
+                for redisKey in redisKeys {
+                    guard let bytes = await shard.run("GET", { try await $0.get(RESPArgument(redisKey)) }) ?? nil,
+                        let key = CacheRecord.key(of: bytes),
+                        case .success(let entry) = CacheRecord.decode(bytes, forKey: key),
+                        shouldRemove(key, ArraySlice(entry.bytes.prefix(16 << 10)))
+                    else { continue }
+                    if await shard.run("DEL", { try await $0.delete([RESPArgument(redisKey)]) }) == 1 {
+                        removed.append(key)
+                    }
+                }
+            }
+        }
+        return removed
+    }
+
+    // MARK: - Internals
+
+    /// The server and Redis key for `key`; `nil` only when SHA-256 fails (logged).
+    func location(forKey key: String, suffix: String = "") -> (RedisShard, RESPArgument)? {
+        guard let digest = SHA256.hash(Array(key.utf8)) else {
+            logger.error("SHA-256 failed; the Redis tier skips this key", metadata: ["key": .string(key)])
+            return nil
+        }
+        let hex = digest.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+        let shard = shards[hashing.server(forDigest: digest)]
+        return (shard, RESPArgument(keyPrefix + "{" + hex + "}" + suffix))
+    }
+
+    /// Calls `body` with each page of keys matching `pattern` on `shard`.
+    ///
+    /// - Returns: Whether the scan finished (`false` when the server failed part-way).
+    func forEachPage(
+        on shard: RedisShard, matching pattern: String, _ body: ([[UInt8]]) async -> Void
+    ) async -> Bool {
+        var cursor: UInt64 = 0
+        repeat {
+            guard let page = await shard.run("SCAN", { try await $0.scan(cursor: cursor, matching: pattern, count: 500) })
+            else { return false }
+            if !page.keys.isEmpty { await body(page.keys) }
+            cursor = page.cursor
+        } while cursor != 0
+        return true
+    }
+
+    /// Milliseconds since 1970 for `date`, or `nil` for a date outside what `PXAT` takes.
+    /// Expiries round up (a value never expires early), marks down (a mark never covers a value
+    /// stored after it).
+    static func unixMilliseconds(_ date: Date, rounding: FloatingPointRoundingRule = .up) -> Int64? {
+        let milliseconds = (date.timeIntervalSince1970 * 1000).rounded(rounding)
+        guard milliseconds.isFinite, milliseconds >= 1, milliseconds < 9.0e15 else { return nil }
+        return Int64(milliseconds)
+    }
+
+    private func dropWrite() {
+        counters.count { $0.droppedWrites += 1 }
+    }
+}
