@@ -47,7 +47,7 @@ extension Hoard {
     ///   another type (a programming error, not stale data); ``HoardError/disk(_:)``.
     public func retrieve<T: Cachable>(_ type: T.Type = T.self, forKey key: String) async throws -> T? {
         // The memory tier first, without a suspension point: a memory hit is the hot path.
-        if let hit = try memoryHit(type, forKey: key, expirationPolicy: nil) { return hit.value }
+        if let hit = try memoryHitValue(type, forKey: key) { return hit }
         return try await lookUpTiers(type, forKey: key, expirationPolicy: nil)?.value
     }
 

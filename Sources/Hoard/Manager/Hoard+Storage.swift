@@ -54,6 +54,22 @@ extension Hoard {
         return entry
     }
 
+    /// The fresh value under `key` in the memory tier, counted as a hit; `nil` (counting nothing)
+    /// otherwise: ``memoryHit(_:forKey:expirationPolicy:)`` for a caller that wants the value
+    /// alone. It makes no ``CacheEntry``, whose generic metadata an unspecialized caller would
+    /// look up on every hit.
+    ///
+    /// - Throws: ``HoardError/typeMismatch(key:expected:stored:)``.
+    func memoryHitValue<T: Cachable>(_ type: T.Type, forKey key: String) throws(HoardError) -> T? {
+        guard configuration.isCachingEnabled, let record = memory.value(forKey: key) else { return nil }
+        guard let value = record.value as? T else {
+            throw .typeMismatch(key: key, expected: Self.typeName(of: T.self), stored: record.typeName)
+        }
+        guard freshness(nil).isFresh(cachedAt: record.cachedAt, expiresAt: record.expiresAt) else { return nil }
+        monitor.record(.hit(key: key, tier: .memory))
+        return value
+    }
+
     /// The rest of ``lookUp(_:forKey:expirationPolicy:)`` after a memory miss: the byte tiers in
     /// order, then a miss.
     func lookUpTiers<T: Cachable>(
