@@ -51,7 +51,16 @@ final class CircuitBreaker: Sendable {
         }
     }
 
-    /// Records a successful command or probe.
+    /// Records a successful command: it resets the count of consecutive failures while the
+    /// breaker is closed. While it is open, a success is a reply to a command sent before it
+    /// opened, and says nothing about the server now: only a probe closes the breaker.
+    func recordCommandSuccess() {
+        state.withLock { state in
+            if state.openUntil == nil { state.consecutiveFailures = 0 }
+        }
+    }
+
+    /// Records a successful probe (or any success that proves the server answers now).
     ///
     /// - Returns: Whether this closed an open breaker.
     func recordSuccess() -> Bool {
@@ -62,22 +71,26 @@ final class CircuitBreaker: Sendable {
         }
     }
 
-    /// Records a failed command or probe.
+    /// Records a failed command.
     ///
     /// - Returns: The back-off period when this opened a closed breaker; `nil` otherwise (still
-    ///   closed, or a failed probe that only lengthened the back-off).
+    ///   closed, or already open: a reply to a command sent before it opened).
     func recordFailure(now: ContinuousClock.Instant = .now) -> Duration? {
         state.withLock { state in
             state.consecutiveFailures += 1
-            if state.isProbing {
-                state.isProbing = false
-                state.backOff = min(state.backOff * 2, maximumBackOff)
-                state.openUntil = now + state.backOff
-                return nil
-            }
             guard state.openUntil == nil, state.consecutiveFailures >= threshold else { return nil }
             state.openUntil = now + state.backOff
             return state.backOff
+        }
+    }
+
+    /// Records a failed probe: the breaker stays open for twice the last back-off, up to the
+    /// maximum, and the next probe may start after that.
+    func recordProbeFailure(now: ContinuousClock.Instant = .now) {
+        state.withLock { state in
+            state.isProbing = false
+            state.backOff = min(state.backOff * 2, maximumBackOff)
+            state.openUntil = now + state.backOff
         }
     }
 }

@@ -14,7 +14,8 @@ struct RedisShard: Sendable {
     let logger: Logger
 
     /// The result of `body` on this server, or `nil` when the server is being skipped or
-    /// `body` failed (logged, counted, and fed to the breaker). Never throws.
+    /// `body` failed (logged and counted; a failure to be served, not a refusal of the command,
+    /// also feeds the breaker). Never throws.
     ///
     /// - Parameters:
     ///   - command: What `body` does, for the log (`"GET"`).
@@ -31,7 +32,7 @@ struct RedisShard: Sendable {
                 try await client.ping()
             } catch {
                 counters.count { $0.errors += 1 }
-                _ = breaker.recordFailure()
+                breaker.recordProbeFailure()
                 logger.debug("Redis server still unreachable", metadata: ["server": .string(name), "error": "\(error)"])
                 return nil
             }
@@ -43,12 +44,17 @@ struct RedisShard: Sendable {
         }
         do {
             let result = try await body(client)
-            if breaker.recordSuccess() {
-                logger.notice("Redis server reachable again; using it", metadata: ["server": .string(name)])
-            }
+            breaker.recordCommandSuccess()
             return result
         } catch {
             counters.count { $0.errors += 1 }
+            // A refusal about this command (a wrong type, a script error) says nothing about the
+            // server's health: only failures to be served feed the breaker.
+            guard (error as? RedisClientError)?.isConnectionOrServerFailure ?? true else {
+                logger.warning(
+                    "Redis refused a command", metadata: ["server": .string(name), "command": .string(command), "error": "\(error)"])
+                return nil
+            }
             if let backOff = breaker.recordFailure() {
                 counters.count { $0.breakerOpenings += 1 }
                 logger.warning(

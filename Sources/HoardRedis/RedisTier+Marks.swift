@@ -47,8 +47,15 @@ extension RedisTier {
             merged = read
         }
         guard let merged else { return cached }
-        marks.withLock { $0.marks = merged }
-        return merged
+        // Marks only move forward: a read answered before this process published a later mark
+        // (publishMark runs meanwhile) must not undo it.
+        return marks.withLock { state in
+            var latest = state.marks ?? SharedCacheMarks()
+            latest.expiredBefore = Self.later(latest.expiredBefore, merged.expiredBefore)
+            latest.removedBefore = Self.later(latest.removedBefore, merged.removedBefore)
+            state.marks = latest
+            return latest
+        }
     }
 
     /// Publishes an ``Hoard/expireAll()`` at `date` on every reachable server.

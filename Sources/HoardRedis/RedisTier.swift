@@ -102,19 +102,26 @@ public final class RedisTier: SharedCacheTier {
     /// The intact record under `key`, or `nil`: none, damaged (then removed and logged), stored
     /// before another machine's ``Hoard/removeAll()``, or its server unreachable.
     public func entry(forKey key: String) async throws -> CacheTierEntry? {
-        guard let (shard, redisKey) = location(forKey: key), let bytes = await shard.run("GET", { try await $0.get(redisKey) })
+        guard let (shard, redisKey) = location(forKey: key),
+            let stored = await shard.run("GET", { try await Self.storedBytes(redisKey, client: $0) })
         else {
             counters.count { $0.misses += 1 }
             return nil
         }
-        guard let bytes else {
+        let decoded: Result<CacheTierEntry, CacheRecord.Damage>
+        switch stored {
+        case .missing:
             counters.count { $0.misses += 1 }
             return nil
+        case .otherType:
+            decoded = .failure(.header("a Redis value of another type than a string"))
+        case .bytes(let bytes):
+            decoded = CacheRecord.decode(bytes, forKey: key)
         }
         let entry: CacheTierEntry
-        switch CacheRecord.decode(bytes, forKey: key) {
-        case .success(let decoded):
-            entry = decoded
+        switch decoded {
+        case .success(let found):
+            entry = found
         case .failure(let damage):
             counters.count {
                 $0.damagedValues += 1
@@ -186,14 +193,32 @@ public final class RedisTier: SharedCacheTier {
     public func removeEntries(
         where shouldRemove: @escaping @Sendable (_ key: String, _ bytesPrefix: ArraySlice<UInt8>) -> Bool
     ) async throws -> [String] {
+        await removeRecords { key, entry in shouldRemove(key, ArraySlice(entry.bytes.prefix(16 << 10))) }
+    }
+
+    /// Removes every value created before `date` on every reachable server.
+    ///
+    /// - Complexity: A `SCAN` of the namespace and a `GET` of each value.
+    public func removeEntries(createdBefore date: Date) async throws {
+        _ = await removeRecords { _, entry in entry.createdAt < date }
+    }
+
+    // MARK: - Internals
+
+    /// Deletes every intact record that `shouldRemove` picks, on every reachable server.
+    ///
+    /// - Returns: The keys of the deleted records.
+    func removeRecords(where shouldRemove: (_ key: String, CacheTierEntry) -> Bool) async -> [String] {
         var removed: [String] = []
         for shard in shards {
             _ = await forEachPage(on: shard, matching: keyPrefix + "{*}") { redisKeys in
                 for redisKey in redisKeys {
-                    guard let bytes = await shard.run("GET", { try await $0.get(RESPArgument(redisKey)) }) ?? nil,
+                    guard
+                        case .bytes(let bytes)? = await shard.run(
+                            "GET", { try await Self.storedBytes(RESPArgument(redisKey), client: $0) }),
                         let key = CacheRecord.key(of: bytes),
                         case .success(let entry) = CacheRecord.decode(bytes, forKey: key),
-                        shouldRemove(key, ArraySlice(entry.bytes.prefix(16 << 10)))
+                        shouldRemove(key, entry)
                     else { continue }
                     if await shard.run("DEL", { try await $0.delete([RESPArgument(redisKey)]) }) == 1 {
                         removed.append(key)
@@ -203,8 +228,6 @@ public final class RedisTier: SharedCacheTier {
         }
         return removed
     }
-
-    // MARK: - Internals
 
     /// The server and Redis key for `key`; `nil` only when SHA-256 fails (logged).
     func location(forKey key: String, suffix: String = "") -> (RedisShard, RESPArgument)? {
@@ -231,6 +254,28 @@ public final class RedisTier: SharedCacheTier {
             cursor = page.cursor
         } while cursor != 0
         return true
+    }
+
+    /// What a `GET` found.
+    enum StoredBytes: Sendable {
+        case bytes([UInt8])
+        case missing
+        /// A list, hash or other non-string value (`WRONGTYPE`): not ours.
+        case otherType
+    }
+
+    /// `GET key`, with a value of another Redis type as ``StoredBytes/otherType`` rather than
+    /// an error (it says nothing about the server's health).
+    static func storedBytes(_ key: RESPArgument, client: any RedisCommandExecuting) async throws -> StoredBytes {
+        let bytes: [UInt8]?
+        do {
+            bytes = try await client.get(key)
+        } catch {
+            if error.serverErrorCode == "WRONGTYPE" { return .otherType }
+            throw error
+        }
+        guard let bytes else { return .missing }
+        return .bytes(bytes)
     }
 
     /// Milliseconds since 1970 for `date`, or `nil` for a date outside what `PXAT` takes.

@@ -21,6 +21,7 @@ public enum CacheTierContract {
         case removeAll
         case expiredIsNotFresh
         case removeEntriesByKey
+        case removeEntriesCreatedBefore
         case removeEntriesByBytes
         case bytesOfEveryValue
         case hostileKeys
@@ -84,6 +85,13 @@ public enum CacheTierContract {
             #expect(removed.sorted() == ["img/a 128", "img/a 64"], sourceLocation: sourceLocation)
             #expect(try await tier.entry(forKey: "img/a 64") == nil, sourceLocation: sourceLocation)
             #expect(try await tier.entry(forKey: "img/ab 64")?.bytes == Data("img/ab 64".utf8), sourceLocation: sourceLocation)
+        case .removeEntriesCreatedBefore:
+            let later = now.addingTimeInterval(10)
+            try await tier.store(entry("old"), forKey: "old")
+            try await tier.store(CacheTierEntry(bytes: Data("new".utf8), createdAt: later, expiresAt: nil), forKey: "new")
+            try await tier.removeEntries(createdBefore: now.addingTimeInterval(5))
+            #expect(try await tier.entry(forKey: "old") == nil, sourceLocation: sourceLocation)
+            #expect(try await tier.entry(forKey: "new")?.bytes == Data("new".utf8), sourceLocation: sourceLocation)
         case .removeEntriesByBytes:
             try await tier.store(entry("TYPE-A payload"), forKey: "a")
             try await tier.store(entry("TYPE-B payload"), forKey: "b")

@@ -185,19 +185,6 @@ struct ReadmeTests {
     /// The lines of the example marked `name` in the README and in this file, without blank lines,
     /// fences and imports.
     static func example(named name: String, source: String = #filePath) throws -> (shown: [String], run: [String]) {
-        let readme = try String(
-            contentsOf: TestFiles.repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
-        let source = try String(contentsOf: URL(fileURLWithPath: source), encoding: .utf8)
-        func lines(_ text: String, between begin: String, and end: String) -> [String] {
-            let all = text.components(separatedBy: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
-            guard let start = all.firstIndex(where: { $0.contains(begin) }),
-                let stop = all[start...].firstIndex(where: { $0.contains(end) })
-            else { return [] }
-            return all[(start + 1)..<stop].filter { !$0.isEmpty && !$0.hasPrefix("```") && !$0.hasPrefix("import ") }
-        }
-        return (
-            lines(readme, between: "\(name): begin", and: "\(name): end"),
-            lines(source, between: "// \(name): begin", and: "// \(name): end")
-        )
+        try ReadmeExample.lines(named: name, source: source)
     }
 }

@@ -29,4 +29,11 @@ extension DiskCache: CacheTier {
     ) async throws -> [String] {
         try removeEntryFiles(where: shouldRemove)
     }
+
+    /// Removes every entry created before `date` (``removeOlderThan(_:)``).
+    ///
+    /// - Complexity: O(m) file opens and header reads for m entry files.
+    public func removeEntries(createdBefore date: Date) async throws {
+        try removeOlderThan(date)
+    }
 }

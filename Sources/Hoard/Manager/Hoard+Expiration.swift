@@ -1,8 +1,8 @@
 import Foundation
 
 extension Hoard {
-    /// Marks every value stored until now as expired, in both tiers and for every process that
-    /// uses this cache's folder.
+    /// Marks every value stored until now as expired, in every tier and for every process that
+    /// uses this cache's folder, and, with a ``SharedCacheTier``, for every machine that shares it.
     ///
     /// No entry is read or rewritten: the moment is written to a small file in the cache folder
     /// (`expired-before`), and every read treats a value stored before it as expired. This process

@@ -72,7 +72,8 @@ extension Hoard {
         monitor.record(.removed(key: key))
     }
 
-    /// Removes every value from every tier.
+    /// Removes every value from every tier; with a ``SharedCacheTier``, on every machine that
+    /// shares it (each applies it to its own memory and disk within about a second).
     ///
     /// - Throws: ``HoardError/disk(_:)``.
     public func removeAll() async throws {
@@ -87,7 +88,7 @@ extension Hoard {
         if sharedTier != nil {
             // The shared tier published this removal for other machines; the local mark records
             // that it has been applied here, so that reading it back does not empty the tiers again.
-            try expirationMark.advance(to: configuration.now())
+            advanceMark(to: configuration.now())
         }
         monitor.record(.removedAll)
     }

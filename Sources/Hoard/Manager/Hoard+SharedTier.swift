@@ -59,7 +59,8 @@ extension Hoard {
     }
 
     /// Applies the marks that other machines published through ``sharedTier``: a newer
-    /// ``removeAll()`` empties the local tiers, a newer ``expireAll()`` moves the local mark.
+    /// ``removeAll()`` removes what the local tiers hold from before it (memory entirely), a
+    /// newer ``expireAll()`` moves the local mark.
     ///
     /// The local expiration mark (kept in the cache folder, so it survives restarts) records what
     /// has been applied: a remote removal older than it was applied before, or is covered by it.
@@ -70,7 +71,7 @@ extension Hoard {
             memory.removeAll()
             for tier in tiers.prefix(while: { !($0 is any SharedCacheTier) }) {
                 do {
-                    try await tier.removeAll()
+                    try await tier.removeEntries(createdBefore: removedBefore)
                 } catch {
                     logger.warning(
                         "Cannot apply another machine's removeAll() to a local tier",
@@ -100,7 +101,7 @@ extension Hoard {
 
     /// Moves the local expiration mark; a mark file that cannot be written is logged (the mark
     /// still applies in this process).
-    private func advanceMark(to date: Date) {
+    func advanceMark(to date: Date) {
         do {
             try expirationMark.advance(to: date)
         } catch {

@@ -48,6 +48,15 @@ public protocol CacheTier: Sendable {
     /// are stored again later: they are copies another machine had not dropped yet.
     func removeAll() async throws
 
+    /// Removes every entry created before `date` (by its ``CacheTierEntry/createdAt``): how a
+    /// local tier applies another machine's ``Hoard/removeAll()``, keeping what was stored since.
+    ///
+    /// The default removes every entry (a tier that cannot tell dates without reading every
+    /// value); a tier that can should do better.
+    ///
+    /// - Complexity: A scan of the tier.
+    func removeEntries(createdBefore date: Date) async throws
+
     /// Removes every entry that `shouldRemove` picks by its key and the first bytes of its value
     /// (at least the type tag); returns the removed keys.
     ///
@@ -55,4 +64,11 @@ public protocol CacheTier: Sendable {
     func removeEntries(
         where shouldRemove: @escaping @Sendable (_ key: String, _ bytesPrefix: ArraySlice<UInt8>) -> Bool
     ) async throws -> [String]
+}
+
+extension CacheTier {
+    /// Removes every entry: the conservative default of ``removeEntries(createdBefore:)``.
+    public func removeEntries(createdBefore date: Date) async throws {
+        try await removeAll()
+    }
 }

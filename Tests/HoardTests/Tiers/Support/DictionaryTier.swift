@@ -55,6 +55,10 @@ final class DictionaryTier: CacheTier {
         state.withLock { $0.entries.removeAll() }
     }
 
+    func removeEntries(createdBefore date: Date) async throws {
+        state.withLock { $0.entries = $0.entries.filter { $0.value.createdAt >= date } }
+    }
+
     func removeEntries(
         where shouldRemove: @escaping @Sendable (String, ArraySlice<UInt8>) -> Bool
     ) async throws -> [String] {

@@ -1,0 +1,194 @@
+import Foundation
+import RedisTestSupport
+import Testing
+
+@testable import Hoard
+@testable import HoardRedis
+
+private typealias Fixtures = RedisTierFixtures
+
+/// One fetch across machines: the Redis tier's fetch leases, behind two caches that share a
+/// server, and leases left by workers that died or hang.
+@Suite("RedisTier fetch leases", .requiresRedisServer)
+struct RedisLeaseTests {
+    /// Runs `body` with machines A and B (own disks, own tiers) on one server, then shuts their
+    /// tiers down.
+    private func withMachines(
+        function: String = #function, configure: @escaping (inout Hoard.Configuration) -> Void = { _ in },
+        _ body: (_ a: Fixtures.Machine, _ b: Fixtures.Machine, _ server: RedisServer) async throws -> Void
+    ) async throws {
+        let scratch = try Fixtures.Folder(function: function)
+        defer { scratch.remove() }
+        try await withRedisServer { server in
+            let configuration = try Fixtures.tierConfiguration([server], namespace: "leases")
+            let a = try Fixtures.Machine(
+                folder: scratch.url(for: "a"), tierConfiguration: configuration, configure: configure)
+            let b = try Fixtures.Machine(
+                folder: scratch.url(for: "b"), tierConfiguration: configuration, configure: configure)
+            do {
+                try await body(a, b, server)
+            } catch {
+                await a.shutdown()
+                await b.shutdown()
+                throw error
+            }
+            await a.shutdown()
+            await b.shutdown()
+        }
+    }
+
+    @Test("the tier's lease: taken once, held elsewhere, released only with its token")
+    func leasePrimitives() async throws {
+        try await withMachines { a, b, server in
+            let leaseKey = try Fixtures.redisKey("k", namespace: "leases", suffix: ":lease")
+            guard case .acquired(let token) = await a.tier.acquireFetchLease(forKey: "k", duration: .seconds(30)) else {
+                Issue.record("A could not take a free lease")
+                return
+            }
+            #expect(try server.command(["GET", leaseKey]) == token)
+            let remaining = try Fixtures.integer(["PTTL", leaseKey], on: server)
+            #expect((25_000...30_000).contains(remaining), "PX of the duration: \(remaining) ms")
+            #expect(await b.tier.acquireFetchLease(forKey: "k", duration: .seconds(30)) == .heldElsewhere)
+            #expect(await b.tier.isFetchLeaseHeld(forKey: "k") == true)
+            await b.tier.releaseFetchLease(forKey: "k", token: "not the token")
+            #expect(try Fixtures.exists(leaseKey, on: server), "a wrong token releases nothing")
+            await a.tier.releaseFetchLease(forKey: "k", token: token)
+            #expect(try !Fixtures.exists(leaseKey, on: server))
+            #expect(await b.tier.isFetchLeaseHeld(forKey: "k") == false)
+            #expect(a.tier.statistics.leasesAcquired == 1 && b.tier.statistics.leasesHeldElsewhere == 1)
+        }
+    }
+
+    @Test("A and B fetching the same 20 keys at once: each key is fetched once in all")
+    func oneFetchPerKeyAcrossMachines() async throws {
+        try await withMachines { a, b, server in
+            let runs = Fixtures.RunCounter()
+            let keys = (0..<20).map { "key-\($0)" }
+            let results = try await withThrowingTaskGroup(of: (String, String).self) { group in
+                for key in keys {
+                    for machine in [a, b] {
+                        group.addTask {
+                            let value = try await machine.hoard.value(forKey: key) { () async throws -> String in
+                                runs.increment()
+                                try await Task.sleep(for: .milliseconds(100))
+                                return "fetched \(key)"
+                            }
+                            return (key, value)
+                        }
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(results.count == 40)
+            for (key, value) in results { #expect(value == "fetched \(key)") }
+            #expect(runs.value == 20, "one fetch per key across both machines, not \(runs.value)")
+            let waits = a.hoard.statistics.sharedFetchWaits + b.hoard.statistics.sharedFetchWaits
+            #expect(waits > 0, "some callers waited for the other machine's fetch")
+            #expect(a.hoard.statistics.fetches + b.hoard.statistics.fetches == 20)
+            #expect(try server.command(["KEYS", "*:lease"]) == "", "every lease released")
+            for key in keys {
+                #expect(try a.hoard.storedBytes(forKey: key) != nil && b.hoard.storedBytes(forKey: key) != nil)
+            }
+        }
+    }
+
+    @Test("a lease left by a dead worker: the caller waits for it to expire, then fetches once")
+    func deadWorkersLease() async throws {
+        try await withMachines { a, _, server in
+            let leaseKey = try Fixtures.redisKey("orphan", namespace: "leases", suffix: ":lease")
+            #expect(try server.command(["SET", leaseKey, "dead-worker", "PX", "1500"]) == "+OK")
+            let runs = Fixtures.RunCounter()
+            let start = ContinuousClock.now
+            let value = try await a.hoard.value(forKey: "orphan") { () async throws -> String in
+                runs.increment()
+                return "fetched after the lease"
+            }
+            let elapsed = ContinuousClock.now - start
+            #expect(value == "fetched after the lease" && runs.value == 1)
+            #expect(elapsed >= .milliseconds(1_000), "waited for the lease to expire: \(elapsed)")
+            #expect(elapsed < .seconds(20), "but not for the 60 s fetch lease duration: \(elapsed)")
+            #expect(a.hoard.statistics.sharedFetchWaits == 1)
+            #expect(try !Fixtures.exists(leaseKey, on: server), "its own lease released")
+            #expect(try await a.tier.entry(forKey: "orphan") != nil, "the fetched value stored in Redis")
+        }
+    }
+
+    @Test("a lease held too long: the caller fetches itself after fetchLeaseDuration, and leaves the lease alone")
+    func hungWorkersLease() async throws {
+        try await withMachines(configure: { $0.fetchLeaseDuration = 1 }) { a, _, server in
+            let leaseKey = try Fixtures.redisKey("hung", namespace: "leases", suffix: ":lease")
+            #expect(try server.command(["SET", leaseKey, "hung-worker", "PX", "60000"]) == "+OK")
+            let runs = Fixtures.RunCounter()
+            let start = ContinuousClock.now
+            let value = try await a.hoard.value(forKey: "hung") { () async throws -> String in
+                runs.increment()
+                return "fetched without the lease"
+            }
+            let elapsed = ContinuousClock.now - start
+            #expect(value == "fetched without the lease" && runs.value == 1)
+            #expect(elapsed >= .milliseconds(900), "waited about fetchLeaseDuration: \(elapsed)")
+            #expect(elapsed < .seconds(20), "\(elapsed)")
+            #expect(try server.command(["GET", leaseKey]) == "hung-worker", "another worker's lease is not released")
+            #expect(a.hoard.statistics.sharedFetchWaits == 1)
+        }
+    }
+
+    @Test("a holder whose fetch fails releases the lease; the waiter then fetches at once")
+    func failedFetchReleases() async throws {
+        struct Failure: Error {}
+        try await withMachines { a, b, server in
+            let started = Fixtures.RunCounter()
+            let first = Task {
+                try await a.hoard.value(forKey: "flaky") { () async throws -> String in
+                    started.increment()
+                    try await Task.sleep(for: .milliseconds(300))
+                    throw Failure()
+                }
+            }
+            #expect(await Fixtures.eventually { started.value == 1 })
+            let start = ContinuousClock.now
+            let value = try await b.hoard.value(forKey: "flaky") { () async throws -> String in "B's own" }
+            #expect(value == "B's own")
+            #expect(ContinuousClock.now - start < .seconds(10), "not the 60 s lease duration")
+            await #expect(throws: Failure.self) { try await first.value }
+            #expect(b.hoard.statistics.sharedFetchWaits == 1)
+            #expect(try server.command(["KEYS", "*:lease"]) == "")
+        }
+    }
+
+    @Test("the encoded fetch shares one fetch per key across A and B", arguments: ["Data", "Image"])
+    func encodedFetchShared(_ typeName: String) async throws {
+        try await withMachines { a, b, _ in
+            let runs = Fixtures.RunCounter()
+            let keys = (0..<8).map { "encoded-\($0)" }
+            @Sendable func bytes(_ key: String) -> Data {
+                Data((key + " bytes").utf8) + Data(everyByteValue(count: 512))
+            }
+            let results = try await withThrowingTaskGroup(of: (String, CacheEntry<Data>).self) { group in
+                for key in keys {
+                    for machine in [a, b] {
+                        group.addTask {
+                            let fetch = { @Sendable () async throws -> Data in
+                                runs.increment()
+                                try await Task.sleep(for: .milliseconds(100))
+                                return bytes(key)
+                            }
+                            // The bytes are never decoded on these paths, so any bytes do for Image.
+                            let entry =
+                                typeName == "Image"
+                                ? try await machine.hoard.encodedEntry(Image.self, forKey: key, fetch: fetch)
+                                : try await machine.hoard.encodedEntry(Data.self, forKey: key, fetch: fetch)
+                            return (key, entry)
+                        }
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(results.count == 16)
+            for (key, entry) in results { #expect(entry.value == bytes(key), "\(key) from \(entry.source)") }
+            #expect(runs.value == 8, "one fetch per key across both machines, not \(runs.value)")
+            #expect(results.filter { $0.1.source == .fetch }.count == 8, "the others read the fetcher's value")
+            #expect(a.hoard.statistics.sharedFetchWaits + b.hoard.statistics.sharedFetchWaits > 0)
+        }
+    }
+}

@@ -1,0 +1,157 @@
+import Foundation
+import Hoard
+import HoardRedis
+import HoardTestSupport
+import Logging
+import RedisTestSupport
+import Testing
+
+/// What the Redis tier's behaviour tests share: machines (a cache with a disk and a tier of its
+/// own), scratch folders, counters, log capture, Redis key names and bounded polling. Nested in one
+/// namespace so that no name clashes with the module's other test helpers; each test file reaches
+/// it as `Fixtures`.
+enum RedisTierFixtures {
+    /// A uniquely named folder under the system's temporary directory, for one test's caches: each
+    /// subfolder is one "machine"'s disk.
+    ///
+    /// ```swift
+    /// let scratch = try Fixtures.Folder()
+    /// defer { scratch.remove() }
+    /// let folder = scratch.url(for: "machine-a")
+    /// ```
+    struct Folder: Sendable {
+        let url: URL
+
+        init(function: String = #function) throws {
+            let name = "HoardRedisTests-\(function.prefix(while: { $0 != "(" }))-\(UUID().uuidString)"
+            url = FileManager.default.temporaryDirectory.appending(path: name, directoryHint: .isDirectory)
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        }
+
+        /// A subfolder's URL (created by the cache that opens it).
+        func url(for name: String) -> URL {
+            url.appending(path: name, directoryHint: .isDirectory)
+        }
+
+        func remove() {
+            try? FileManager.default.removeItem(at: url)
+        }
+    }
+
+    /// Log lines kept for assertions.
+    final class LogRecorder: Sendable {
+        struct Line: Sendable {
+            let level: Logger.Level
+            let message: String
+            let metadata: Logger.Metadata
+        }
+
+        private let lines = Lock<[Line]>([])
+
+        /// A logger whose lines this recorder keeps.
+        var logger: Logger {
+            Logger(label: "HoardRedisTests") { _ in
+                ForwardingLogHandler { [self] level, message, metadata in
+                    lines.withLock { $0.append(Line(level: level, message: message, metadata: metadata)) }
+                }
+            }
+        }
+
+        /// The lines so far whose message contains `text`.
+        func lines(containing text: String) -> [Line] {
+            lines.withLock { $0.filter { $0.message.contains(text) } }
+        }
+    }
+
+    /// A counter shared by concurrent fetches.
+    final class RunCounter: Sendable {
+        private let count = Lock(0)
+
+        /// Adds one; returns the new count.
+        @discardableResult
+        func increment() -> Int {
+            count.withLock {
+                $0 += 1
+                return $0
+            }
+        }
+
+        var value: Int { count.withLock { $0 } }
+    }
+
+    /// The Redis tier's configuration for `servers`, with short deadlines so that a dead server costs
+    /// little, adjusted by `configure`.
+    static func tierConfiguration(
+        _ servers: [RedisServer], namespace: String, timeout: Duration = .seconds(5),
+        configure: (inout RedisTier.Configuration) -> Void = { _ in }
+    ) throws -> RedisTier.Configuration {
+        var configuration = try RedisTier.Configuration(
+            urls: servers.map { "redis://127.0.0.1:\($0.port)" }, namespace: namespace, timeout: timeout)
+        configure(&configuration)
+        return configuration
+    }
+
+    /// One "machine": a cache with a disk folder of its own and a Redis tier of its own (its own
+    /// connections) on the shared servers.
+    struct Machine: Sendable {
+        let hoard: Hoard
+        let tier: RedisTier
+
+        /// - Parameters:
+        ///   - folder: The machine's disk folder.
+        ///   - tierConfiguration: The Redis tier's settings (same servers and namespace on every
+        ///     machine that shares values).
+        ///   - configure: Changes to the cache's settings.
+        init(
+            folder: URL, tierConfiguration: RedisTier.Configuration,
+            configure: (inout Hoard.Configuration) -> Void = { _ in }
+        ) throws {
+            tier = try RedisTier(configuration: tierConfiguration)
+            var configuration = Hoard.Configuration(name: "redis-tests", directory: folder)
+            configuration.additionalTiers = [tier]
+            configure(&configuration)
+            hoard = try Hoard(configuration: configuration)
+        }
+
+        func shutdown() async {
+            await tier.shutdown()
+        }
+    }
+
+    /// The lowercase hex SHA-256 of `key`'s UTF-8 (the known vectors in ``RedisTierTests`` check
+    /// this helper against the tier).
+    static func sha256Hex(_ key: String) throws -> String {
+        let digest = try #require(SHA256.hash(Array(key.utf8)))
+        return digest.map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// The Redis key of `key`'s value (or of its lease, with `suffix: ":lease"`) in `namespace`.
+    static func redisKey(_ key: String, namespace: String, suffix: String = "") throws -> String {
+        "hoard:v1:\(namespace):{\(try sha256Hex(key))}\(suffix)"
+    }
+
+    /// Polls `condition` every 50 ms until it holds or `timeout` passes; returns whether it held.
+    static func eventually(
+        timeout: Duration = .seconds(10), _ condition: () async throws -> Bool
+    ) async rethrows -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            if try await condition() { return true }
+            if ContinuousClock.now >= deadline { return false }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
+    /// `EXISTS key` on `server`, as a Bool.
+    static func exists(_ key: String, on server: RedisServer) throws -> Bool {
+        let reply = try server.command(["EXISTS", key])
+        #expect(reply == ":1" || reply == ":0", "EXISTS replied \(reply)")
+        return reply == ":1"
+    }
+
+    /// The integer reply (`":42"`) to `arguments` on `server`.
+    static func integer(_ arguments: [String], on server: RedisServer) throws -> Int {
+        let reply = try server.command(arguments)
+        return try #require(reply.first == ":" ? Int(reply.dropFirst()) : nil, "\(arguments) replied \(reply)")
+    }
+}
