@@ -4,9 +4,10 @@
 #
 #   Benchmarks/probes/memory-hit-seam.sh [BEFORE_COMMIT] [ROUNDS]
 #
-# Builds two copies of probes/memory-hit/main.swift in release mode (under $WORK, default
-# /tmp/hoard-memory-hit), each against its own Hoard, then runs them alternately ROUNDS times
-# (5 measurements each) and prints the median M hits/s of each side and their ratio.
+# Builds two copies of the HoardMeasure hoard-hit code (Sources/HoardMeasure/HoardHit.swift, with
+# probes/memory-hit/main.swift) in release mode under $WORK (default /tmp/hoard-memory-hit), each
+# against its own Hoard, then runs them alternately ROUNDS times (each the median of 5 passes over
+# 10,000 keys) and prints the median of each side and their ratio.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 before_commit=${1:-2c97ea8}
@@ -18,7 +19,8 @@ trap 'git -C "$repo" worktree remove --force "$work/hoard-before"' EXIT
 for side in before after; do
   dependency=$([ "$side" = before ] && echo "$work/hoard-before" || echo "$repo")
   mkdir -p "$work/$side/Sources/HitMeasure"
-  cp "$repo/Benchmarks/probes/memory-hit/main.swift" "$work/$side/Sources/HitMeasure/main.swift"
+  cp "$repo/Benchmarks/probes/memory-hit/main.swift" "$repo/Benchmarks/Sources/HoardMeasure/HoardHit.swift" \
+    "$work/$side/Sources/HitMeasure/"
   cat > "$work/$side/Package.swift" <<PACKAGE
 // swift-tools-version: 6.1
 import PackageDescription
@@ -31,13 +33,13 @@ PACKAGE
   (cd "$work/$side" && swift build -c release >/dev/null)
 done
 for round in $(seq "$rounds"); do
-  "$work/before/.build/release/HitMeasure" "$work/cache-before-$round" 5 >> "$work/before.txt"
-  "$work/after/.build/release/HitMeasure" "$work/cache-after-$round" 5 >> "$work/after.txt"
+  "$work/before/.build/release/HitMeasure" "$work/cache-before-$round" 5 | awk '{print $(NF-2)}' >> "$work/before.txt"
+  "$work/after/.build/release/HitMeasure" "$work/cache-after-$round" 5 | awk '{print $(NF-2)}' >> "$work/after.txt"
 done
 median() { sort -n "$1" | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 before=$(median "$work/before.txt")
 after=$(median "$work/after.txt")
-echo "memory hit via Hoard.retrieve, M hits/s (median of $((rounds * 5)) each, alternated):"
+echo "memory hit via Hoard.retrieve, M hits/s (median of $rounds runs each, alternated):"
 echo "  before ($before_commit): $before"
 echo "  after (working tree):   $after"
 awk -v b="$before" -v a="$after" 'BEGIN { printf "  after / before: %.2fx\n", a / b }'

@@ -13,6 +13,9 @@ struct InputResult: Sendable, Encodable {
     var status: Status = .pending
     var output: String?
     var bytesDownloaded = 0
+    /// Values (the thumbnail, the original) this input took from the shared tier: stored there by
+    /// another machine, or by another worker that this one waited for.
+    var remoteHits = 0
 
     enum CodingKeys: String, CodingKey {
         case input, status, output, error, bytesDownloaded
@@ -34,19 +37,34 @@ struct InputResult: Sendable, Encodable {
     }
 }
 
+/// What the shared tier did in a run, besides its hits (counted per input).
+struct RemoteActivity: Sendable, Equatable {
+    /// Fetches that found another worker fetching the same key and waited for its value
+    /// (``HoardStatistics/sharedFetchWaits``).
+    var waits = 0
+    /// Redis commands that failed (``RedisTierStatistics/errors``).
+    var errors = 0
+}
+
 /// The totals of a run, printed at the end.
 struct BatchSummary: Sendable, Encodable {
     let results: [InputResult]
     let elapsed: Double
+    /// The shared tier's activity, or `nil` without one (then the remote line is not printed, and
+    /// the JSON's remote counts are 0).
+    var remote: RemoteActivity?
 
     var made: Int { results.count { $0.status == .made } }
     var fromCache: Int { results.count { $0.status == .fromCache } }
     var failed: Int { results.count { if case .failed = $0.status { true } else { false } } }
     var bytesDownloaded: Int { results.reduce(0) { $0 + $1.bytesDownloaded } }
     var imagesPerSecond: Double { elapsed > 0 ? Double(made + fromCache) / elapsed : 0 }
+    /// Thumbnails and originals taken from the shared tier.
+    var remoteHits: Int { results.reduce(0) { $0 + $1.remoteHits } }
 
     enum CodingKeys: String, CodingKey {
         case inputs, made, fromCache, failed, bytesDownloaded, elapsedSeconds, imagesPerSecond, results
+        case remoteHits, remoteWaits, remoteErrors
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -58,6 +76,9 @@ struct BatchSummary: Sendable, Encodable {
         try container.encode(bytesDownloaded, forKey: .bytesDownloaded)
         try container.encode(elapsed, forKey: .elapsedSeconds)
         try container.encode(imagesPerSecond, forKey: .imagesPerSecond)
+        try container.encode(remoteHits, forKey: .remoteHits)
+        try container.encode(remote?.waits ?? 0, forKey: .remoteWaits)
+        try container.encode(remote?.errors ?? 0, forKey: .remoteErrors)
         try container.encode(results, forKey: .results)
     }
 
@@ -76,6 +97,10 @@ struct BatchSummary: Sendable, Encodable {
               elapsed:    \(elapsed.fixed(decimals: 2)) s (\(imagesPerSecond.fixed(decimals: 1)) images/s)
 
             """
+        if let remote {
+            text +=
+                "  remote:     \(remoteHits) hits, \(remote.waits) waits for another worker, \(remote.errors) errors\n"
+        }
         let failures = results.compactMap { result -> String? in
             guard case .failed(let reason) = result.status else { return nil }
             return "  \(result.input): \(reason)"

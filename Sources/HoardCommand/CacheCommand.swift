@@ -1,23 +1,36 @@
 import ArgumentParser
 import Foundation
 import Hoard
+import HoardRedis
 
 /// `hoard cache`: look after the cache the thumbnails job uses.
 struct CacheCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cache",
         abstract: "Inspect and maintain the cache.",
+        discussion: """
+            With --remote (or $HOARD_REMOTE), stats also shows each Redis server's view of the \
+            namespace, and put, remove and clear act on the shared cache too: a value removed or \
+            cleared there is gone for every machine (clear also empties their local caches when \
+            they next look). list, get and prune see the local cache only.
+            """,
         subcommands: [Stats.self, List.self, Get.self, Put.self, Remove.self, Prune.self, Clear.self]
     )
 }
 
 extension CacheCommand {
-    struct Stats: ParsableCommand {
+    struct Stats: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "stats", abstract: "Entries, bytes and the limit.")
+            commandName: "stats",
+            abstract: "Entries, bytes and the limit; with --remote, each Redis server's values, leases and memory.")
         @OptionGroup var cacheOptions: CacheOptions
+        @OptionGroup(title: "Shared cache") var remoteOptions: RemoteOptions
 
-        func run() throws {
+        func run() async throws {
+            // The servers first: with --remote-required, one that is down fails before anything is printed.
+            let tier = try await remoteOptions.openTier(logger: ToolLogHandler.logger(label: "Hoard.redis"))
+            let statuses = await tier?.serverStatus() ?? []
+            await tier?.shutdown()
             let hoard = try cacheOptions.openHoard()
             let entries = try hoard.diskEntries()
             let bytes = entries.reduce(0) { $0 + $1.fileByteCount }
@@ -26,6 +39,24 @@ extension CacheCommand {
             print("bytes:     \(bytes)")
             print("limit:     \(hoard.configuration.diskSizeLimit) (\(cacheOptions.cacheLimit) MiB)")
             print("counters:  hits and misses are not kept across runs")
+            guard let tier else { return }
+            print(
+                "remote:    namespace \(tier.configuration.namespace), \(statuses.count) server\(statuses.count == 1 ? "" : "s")"
+            )
+            for status in statuses { print("  " + Self.describe(status)) }
+        }
+
+        /// One server's line: `127.0.0.1:6379/0: reachable, 24 values, 0 leases, used memory
+        /// 1048576 bytes, maxmemory 0 (no limit), policy noeviction`.
+        static func describe(_ status: RedisServerStatus) -> String {
+            guard status.isReachable else { return "\(status.server): unreachable" }
+            var fields = ["reachable", "\(status.valueCount) values", "\(status.leaseCount) leases"]
+            if let used = status.usedMemoryBytes { fields.append("used memory \(used) bytes") }
+            if let maximum = status.maximumMemoryBytes {
+                fields.append("maxmemory \(maximum)" + (maximum == 0 ? " (no limit)" : " bytes"))
+            }
+            if let policy = status.evictionPolicy { fields.append("policy \(policy)") }
+            return "\(status.server): " + fields.joined(separator: ", ")
         }
     }
 
@@ -39,7 +70,8 @@ extension CacheCommand {
             for entry in try cacheOptions.openHoard().diskEntries().sorted(by: { $0.key < $1.key }) {
                 let age = Self.seconds(now.timeIntervalSince(entry.creationDate))
                 let expiry =
-                    entry.expirationDate.map { "expires in \(Self.seconds($0.timeIntervalSince(now))) s" } ?? "no expiry"
+                    entry.expirationDate.map { "expires in \(Self.seconds($0.timeIntervalSince(now))) s" }
+                    ?? "no expiry"
                 print("\(entry.payloadByteCount)\t\(age) s\t\(expiry)\t\(entry.key)")
             }
         }
@@ -80,6 +112,7 @@ extension CacheCommand {
         @Argument(help: "The key.") var key: String
         @Argument(help: "The file: a regular file of at most 1 GiB.") var file: String
         @OptionGroup var cacheOptions: CacheOptions
+        @OptionGroup(title: "Shared cache") var remoteOptions: RemoteOptions
 
         /// The largest file `put` reads: it is read whole into memory.
         static let maximumByteCount = 1 << 30
@@ -91,7 +124,7 @@ extension CacheCommand {
             } catch {
                 throw RunFailure("cannot read \(file): \(error.localizedDescription)")
             }
-            try await cacheOptions.openHoard().store(data, forKey: key)
+            try await cacheOptions.withHoard(remote: remoteOptions) { try await $0.store(data, forKey: key) }
         }
     }
 
@@ -107,6 +140,7 @@ extension CacheCommand {
         @Option(name: .long, help: ArgumentHelp("Remove every key that starts with this.", valueName: "PREFIX"))
         var prefix: String?
         @OptionGroup var cacheOptions: CacheOptions
+        @OptionGroup(title: "Shared cache") var remoteOptions: RemoteOptions
 
         func validate() throws {
             guard (key == nil) != (prefix == nil) else { throw ValidationError("give either KEY or --prefix PREFIX") }
@@ -114,12 +148,13 @@ extension CacheCommand {
         }
 
         func run() async throws {
-            let hoard = try cacheOptions.openHoard()
-            if let prefix {
-                let removed = try await hoard.removeAll { $0.hasPrefix(prefix) }
-                print("removed \(removed) entries")
-            } else if let key {
-                try await hoard.remove(forKey: key)
+            try await cacheOptions.withHoard(remote: remoteOptions) { hoard in
+                if let prefix {
+                    let removed = try await hoard.removeAll { $0.hasPrefix(prefix) }
+                    print("removed \(removed) entries")
+                } else if let key {
+                    try await hoard.remove(forKey: key)
+                }
             }
         }
     }
@@ -142,11 +177,12 @@ extension CacheCommand {
 
     struct Clear: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "clear", abstract: "Remove every entry.")
+            commandName: "clear", abstract: "Remove every entry (with --remote, in the shared cache too).")
         @OptionGroup var cacheOptions: CacheOptions
+        @OptionGroup(title: "Shared cache") var remoteOptions: RemoteOptions
 
         func run() async throws {
-            try await cacheOptions.openHoard().removeAll()
+            try await cacheOptions.withHoard(remote: remoteOptions) { try await $0.removeAll() }
         }
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Hoard
+import Logging
 
 /// The cache options every subcommand shares.
 struct CacheOptions: ParsableArguments {
@@ -34,14 +35,47 @@ struct CacheOptions: ParsableArguments {
             ?? Hoard.Configuration.defaultDirectory(name: "default")
     }
 
-    /// Opens the cache: disk only (every value is read once per run, so memory would only cost).
-    func openHoard() throws -> Hoard {
+    /// Opens the cache: the disk, then `remote` when there is one; no memory tier (every value is
+    /// read once per run, so memory would only cost).
+    ///
+    /// - Parameters:
+    ///   - remote: The shared tier (see ``RemoteOptions/openTier(logger:)``), or `nil`.
+    ///   - fetchLeaseDuration: How long a fetch may hold its lease on a key in `remote` (see
+    ///     ``Hoard/Configuration/fetchLeaseDuration``), in seconds.
+    ///   - logger: Where the cache logs.
+    func openHoard(
+        remote: (any CacheTier)? = nil, fetchLeaseDuration: Double? = nil, logger: Logger = ToolLogHandler.logger()
+    ) throws -> Hoard {
         var configuration = Hoard.Configuration(name: "default", directory: directory)
         configuration.memoryCountLimit = 0
         configuration.memoryCostLimit = 0
         let (bytes, overflow) = cacheLimit.multipliedReportingOverflow(by: 1 << 20)
-        guard !overflow else { throw ValidationError("--cache-limit \(cacheLimit) MiB is more bytes than fit in an Int") }
+        guard !overflow else {
+            throw ValidationError("--cache-limit \(cacheLimit) MiB is more bytes than fit in an Int")
+        }
         configuration.diskSizeLimit = bytes
+        configuration.logger = logger
+        if let remote { configuration.additionalTiers = [remote] }
+        if let fetchLeaseDuration { configuration.fetchLeaseDuration = fetchLeaseDuration }
         return try Hoard(configuration: configuration)
+    }
+}
+
+extension CacheOptions {
+    /// Runs `body` with the cache, and the shared tier `remote` configures after its disk; the
+    /// tier is shut down afterwards, whatever `body` does.
+    ///
+    /// - Throws: What ``RemoteOptions/openTier(logger:)``, ``openHoard(remote:fetchLeaseDuration:logger:)``
+    ///   and `body` throw.
+    func withHoard<Result>(remote: RemoteOptions, _ body: (Hoard) async throws -> Result) async throws -> Result {
+        let tier = try await remote.openTier(logger: ToolLogHandler.logger(label: "Hoard.redis"))
+        do {
+            let result = try await body(openHoard(remote: tier))
+            await tier?.shutdown()
+            return result
+        } catch {
+            await tier?.shutdown()
+            throw error
+        }
     }
 }

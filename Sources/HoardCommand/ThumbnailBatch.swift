@@ -3,12 +3,17 @@ import Hoard
 
 /// Runs the pipeline over every input: cache lookup, download or read, decode with decode-time
 /// downscaling, resize, encode, store, write.
+///
+/// Both the thumbnail and the downloaded original go through the cache's fetching API
+/// (``Hoard/encodedEntry(_:forKey:expiry:fetch:)``), so each is made or downloaded once per key:
+/// inputs of one run share it, and so do machines sharing a remote tier.
 struct ThumbnailBatch: Sendable {
     let hoard: Hoard
     let downloader: Downloader
     let settings: ThumbnailSettings
     let downloadConcurrency: Int
     let decodeConcurrency: Int
+    /// The values `hoard` could not store (its logger records them).
 
     func run(_ inputs: [InputSource.Expanded], progress: Progress?) async
         -> BatchSummary
@@ -42,58 +47,71 @@ struct ThumbnailBatch: Sendable {
         -> InputResult
     {
         var result = InputResult(input: input)
+        let work = InputWork()
         do {
             let source = try source.get()
             let identifier = try source.identifier()
             let key = try settings.thumbnailKey(for: source, identifier: identifier)
-            let keyString = key.key
-            // A warm run decodes nothing: the stored JPEG or PNG is written out as it is.
-            if let cached = try await hoard.retrieveEncoded(Image.self, forKey: keyString) {
-                result.output = try write(
-                    cached, name: source.outputName(identifier: identifier, extension: Self.fileExtension(of: cached)))
-                result.status = .fromCache
-                return result
+            // A warm run decodes nothing: the stored JPEG or PNG is written out as it is. A miss runs
+            // the fetch once per key, for every input of this run that needs it and, with a shared
+            // tier, for every machine: the others wait for its thumbnail. Stored as an Image (the
+            // bytes as encoded), so code reads it with retrieve(Image.self, ...).
+            let thumbnail = try await hoard.encodedEntry(Image.self, forKey: key.key) { [self] in
+                try await makeThumbnail(
+                    key, of: source, identifier: identifier, decodeLimiter: decodeLimiter, work: work)
             }
-            let (original, downloaded) = try await originalBytes(of: source, identifier: identifier)
-            result.bytesDownloaded = downloaded
-            let data = try await decodeLimiter.run { try key.encoded(key.thumbnail(from: original)) }
-            // Only a whole, decodable original and a finished thumbnail are ever stored.
-            if downloaded > 0, case .remote = source {
-                try await hoard.store(original, forKey: ThumbnailSettings.originalKey(identifier: identifier))
-            }
-            // Stored as an Image (the bytes as encoded), so code reads it with retrieve(Image.self, ...).
-            try await hoard.storeEncoded(data, as: Image.self, forKey: keyString)
+            // A cache that cannot be written fails the input: the warm rerun it promises would not come.
+            if let storeError = thumbnail.storeError { throw RunFailure("\(storeError)") }
             result.output = try write(
-                data, name: source.outputName(identifier: identifier, extension: Self.fileExtension(of: data)))
-            result.status = .made
+                thumbnail.value,
+                name: source.outputName(identifier: identifier, extension: Self.fileExtension(of: thumbnail.value)))
+            result.status = thumbnail.source == .fetch ? .made : .fromCache
+            if Self.isShared(thumbnail.source) { result.remoteHits += 1 }
         } catch {
             // An error may quote the URL, or the password alone: never print either.
             let secrets = (try? source.get().secrets) ?? []
             result.status = .failed(URLCredentials.redacting(Self.reason(error), secrets: secrets))
         }
+        let done = work.counts
+        result.bytesDownloaded = done.bytesDownloaded
+        result.remoteHits += done.sharedOriginals
         return result
     }
 
-    /// The original's bytes and how many were downloaded for them (0 when cached or local).
+    /// The thumbnail of `source`: its original downloaded (or taken from the cache), or read,
+    /// then decoded with decode-time downscaling, resized and encoded.
     ///
-    /// A local original must be a regular file no larger than `--max-download-bytes`, the limit
+    /// A downloaded original is stored too, so that another `--size` downloads nothing; it is
+    /// fetched once per URL across machines as the thumbnail is. Only a whole, decodable original
+    /// is ever stored: its thumbnail is made before the download's fetch returns. A local original
+    /// is not stored, and must be a regular file no larger than `--max-download-bytes`, the limit
     /// for downloads (see ``LocalFile/read(_:maximumByteCount:)``).
-    private func originalBytes(of source: InputSource, identifier: String) async throws -> (Data, Int) {
+    private func makeThumbnail(
+        _ key: ThumbnailKey, of source: InputSource, identifier: String, decodeLimiter: AsyncLimiter, work: InputWork
+    ) async throws -> Data {
         switch source {
         case .file(let path):
+            let original: Data
             do throws(LocalFile.ReadError) {
-                return (try LocalFile.read(path, maximumByteCount: downloader.maximumBytes), 0)
+                original = try LocalFile.read(path, maximumByteCount: downloader.maximumBytes)
             } catch {
                 let option = if case .tooLarge = error.reason { " (--max-download-bytes)" } else { "" }
                 throw RunFailure("cannot read \(path): \(error)\(option)")
             }
+            return try await decodeLimiter.run { try key.encoded(key.thumbnail(from: original)) }
         case .remote(let url):
             let originalKey = ThumbnailSettings.originalKey(identifier: identifier)
-            if let cached = try await hoard.retrieve(Data.self, forKey: originalKey) {
-                return (cached, 0)
+            let original = try await hoard.encodedEntry(Data.self, forKey: originalKey) { [self] in
+                let data = try await downloader.download(url)
+                work.addDownloaded(data.count)
+                let thumbnail = try await decodeLimiter.run { try key.encoded(key.thumbnail(from: data)) }
+                work.keep(thumbnail)
+                return data
             }
-            let data = try await downloader.download(url)
-            return (data, data.count)
+            if let storeError = original.storeError { throw RunFailure("\(storeError)") }
+            if Self.isShared(original.source) { work.countSharedOriginal() }
+            if let made = work.thumbnail { return made }
+            return try await decodeLimiter.run { try key.encoded(key.thumbnail(from: original.value)) }
         }
     }
 
@@ -112,6 +130,11 @@ struct ThumbnailBatch: Sendable {
         ImageFormat(sniffing: data)?.fileExtension ?? "bin"
     }
 
+    /// Whether a value came from a tier after the disk: the shared one.
+    private static func isShared(_ source: CacheEntry<Data>.Source) -> Bool {
+        source != .fetch && source != .disk && source != .memory
+    }
+
     private static func reason(_ error: any Error) -> String {
         switch error {
         case let error as ImageError: "cannot make a thumbnail: \(error)"
@@ -122,4 +145,26 @@ struct ThumbnailBatch: Sendable {
     private static func seconds(since start: UInt64) -> Double {
         Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
     }
+}
+
+/// What the fetches of one input did, recorded from inside them (they run in tasks of their own).
+private final class InputWork: Sendable {
+    struct Counts {
+        var bytesDownloaded = 0
+        var sharedOriginals = 0
+    }
+
+    private let state = Lock<(counts: Counts, thumbnail: Data?)>((Counts(), nil))
+
+    /// The counts so far.
+    var counts: Counts { state.withLock { $0.counts } }
+
+    /// The thumbnail made while its original was fetched, if it was.
+    var thumbnail: Data? { state.withLock { $0.thumbnail } }
+
+    func addDownloaded(_ byteCount: Int) { state.withLock { $0.counts.bytesDownloaded += byteCount } }
+
+    func countSharedOriginal() { state.withLock { $0.counts.sharedOriginals += 1 } }
+
+    func keep(_ thumbnail: Data) { state.withLock { $0.thumbnail = thumbnail } }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Hoard
+import HoardRedis
 
 /// `hoard thumbnails`: the batch job.
 struct ThumbnailsCommand: AsyncParsableCommand {
@@ -10,8 +11,21 @@ struct ThumbnailsCommand: AsyncParsableCommand {
         discussion: """
             A second run with the same inputs and settings downloads and decodes nothing: it copies \
             the cached thumbnails. Downloaded originals are cached too, so a rerun with another \
-            --size downloads nothing either. Exit status: 0 when every input succeeded, 1 when any \
-            failed, 64 for usage errors.
+            --size downloads nothing either. Inputs that need the same thumbnail or the same \
+            download share one.
+
+            With --remote (or $HOARD_REMOTE), machines share the cache through Redis: a thumbnail or \
+            original one of them made is a hit for all (copied into the local cache), and while one \
+            machine makes a thumbnail or downloads an original, the others wait for it instead of \
+            doing it again; they stop waiting after --timeout plus 5 seconds (how long a worker that \
+            died may hold a key). The password comes from $HOARD_REMOTE_PASSWORD, never from the \
+            command line. A Redis server that fails or does not answer within --remote-timeout is \
+            skipped and the run goes on with the local cache (--remote-required makes an unreachable \
+            server at the start an error). The summary then adds the values taken from Redis, the \
+            waits for another worker and the Redis errors.
+
+            Exit status: 0 when every input succeeded, 1 when any failed (or a required Redis server \
+            is unreachable), 64 for usage errors.
             """)
 
     @Argument(
@@ -39,6 +53,8 @@ struct ThumbnailsCommand: AsyncParsableCommand {
     var output: String
 
     @OptionGroup var cacheOptions: CacheOptions
+
+    @OptionGroup(title: "Shared cache") var remoteOptions: RemoteOptions
 
     @Option(
         name: .long,
@@ -99,6 +115,15 @@ struct ThumbnailsCommand: AsyncParsableCommand {
     /// The largest `--list` file (or standard input) read.
     static let maximumListBytes = 64 * 1024 * 1024
 
+    /// How much longer than a download's time limit a worker holds its lease on a key in the
+    /// shared tier: time to decode, resize, encode and store. A worker killed meanwhile delays
+    /// the others that long, at most.
+    static let fetchLeaseMargin = 5.0
+
+    /// How long a fetch holds its lease on a key in the shared tier, in seconds: `--timeout` plus
+    /// ``fetchLeaseMargin``, at most a day (what ``Hoard/Configuration/fetchLeaseDuration`` accepts).
+    var fetchLeaseDuration: Double { min(timeout + Self.fetchLeaseMargin, Downloader.maximumTimeout) }
+
     func validate() throws {
         try Self.check("--size", size, in: Limits.size, unit: "pixels")
         try Self.check("--quality", quality, in: Limits.quality)
@@ -126,6 +151,22 @@ struct ThumbnailsCommand: AsyncParsableCommand {
     func run() async throws {
         var arguments = inputs
         if let list { arguments += try InputList.read(list) }
+        // First, so that a required Redis server that is down fails the run before it writes anything.
+        let remote = try await remoteOptions.openTier(logger: ToolLogHandler.logger(label: "Hoard.redis"))
+        let summary: BatchSummary
+        do {
+            summary = try await makeThumbnails(arguments, remote: remote)
+        } catch {
+            await remote?.shutdown()
+            throw error
+        }
+        await remote?.shutdown()
+        summary.print(json: json, outputDirectory: output)
+        if summary.failed > 0 { throw ExitCode(1) }
+    }
+
+    /// Runs the batch over `arguments`, with the shared tier `remote` after the disk when there is one.
+    private func makeThumbnails(_ arguments: [String], remote: RedisTier?) async throws -> BatchSummary {
         let outputDirectory = URL(fileURLWithPath: output, isDirectory: true)
         do {
             if !LocalFile.isDirectory(output) {
@@ -134,7 +175,9 @@ struct ThumbnailsCommand: AsyncParsableCommand {
         } catch {
             throw RunFailure("cannot create the output folder \(output): \(error.localizedDescription)")
         }
-        let hoard = try cacheOptions.openHoard()
+        let hoard = try cacheOptions.openHoard(
+            remote: remote, fetchLeaseDuration: fetchLeaseDuration,
+            logger: ToolLogHandler.logger())
         let cores = ProcessInfo.processInfo.activeProcessorCount
         let settings = ThumbnailSettings(
             size: size, format: format, quality: quality, filter: filter, outputPath: outputDirectory.path)
@@ -144,10 +187,12 @@ struct ThumbnailsCommand: AsyncParsableCommand {
             hoard: hoard, downloader: downloader, settings: settings,
             downloadConcurrency: concurrency ?? cores * 4, decodeConcurrency: min(concurrency ?? cores, cores))
         let expanded = InputSource.expand(arguments, maximumFolderEntries: maxFolderEntries)
-        let summary = await batch.run(expanded, progress: Progress.forStandardError())
+        var summary = await batch.run(expanded, progress: Progress.forStandardError())
         try await downloader.shutdown()
-        summary.print(json: json, outputDirectory: output)
-        if summary.failed > 0 { throw ExitCode(1) }
+        if let remote {
+            summary.remote = RemoteActivity(waits: hoard.statistics.sharedFetchWaits, errors: remote.statistics.errors)
+        }
+        return summary
     }
 }
 

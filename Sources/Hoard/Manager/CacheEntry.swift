@@ -28,12 +28,18 @@ public struct CacheEntry<Value: Sendable>: Sendable {
     /// cached value is returned even after its expiry, its ``ExpirationPolicy`` age or an
     /// ``Hoard/expireAll()``, with this flag set. Every other read treats an expired value as a miss.
     public let isStale: Bool
+    /// Why a value that a fetch made (``source`` ``CacheTierIdentifier/fetch``) could not be
+    /// stored, or `nil` when it was (or was read from a tier). The fetching calls log this and
+    /// return the value anyway; a caller for whom an unstored value is a failure (a batch that
+    /// promises a warm rerun) checks it.
+    public let storeError: HoardError?
 
     /// How long the value had been cached when it was read, in seconds.
     public var age: TimeInterval { retrievedAt.timeIntervalSince(cachedAt) }
 
     init(
-        value: Value, cachedAt: Date, expiresAt: Date?, source: Source, retrievedAt: Date, isStale: Bool = false
+        value: Value, cachedAt: Date, expiresAt: Date?, source: Source, retrievedAt: Date, isStale: Bool = false,
+        storeError: HoardError? = nil
     ) {
         self.value = value
         self.cachedAt = cachedAt
@@ -41,12 +47,13 @@ public struct CacheEntry<Value: Sendable>: Sendable {
         self.source = source
         self.retrievedAt = retrievedAt
         self.isStale = isStale
+        self.storeError = storeError
     }
 
     /// The same entry, marked stale or fresh.
     func marked(stale: Bool) -> CacheEntry {
         CacheEntry(
             value: value, cachedAt: cachedAt, expiresAt: expiresAt, source: source, retrievedAt: retrievedAt,
-            isStale: stale)
+            isStale: stale, storeError: storeError)
     }
 }

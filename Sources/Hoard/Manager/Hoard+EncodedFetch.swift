@@ -23,8 +23,10 @@ extension Hoard {
     ///   - key: Any string; it never becomes a path.
     ///   - expiry: The expiry of fetched bytes; `nil` means ``Configuration/defaultExpiry``.
     ///   - fetch: Produces the encoding.
-    /// - Returns: The bytes with their dates and the tier that had them (``CacheTierIdentifier/fetch``
-    ///   when `fetch` produced them, here or on another machine while this call waited).
+    /// - Returns: The bytes with their dates and the tier that had them: ``CacheTierIdentifier/fetch``
+    ///   when this call's `fetch` (or a concurrent call's, on this machine) produced them, the
+    ///   shared tier's identifier when another machine's fetch stored them while this call waited.
+    ///   ``CacheEntry/storeError`` says why fetched bytes could not be stored.
     /// - Throws: What `fetch` throws; `CancellationError`; ``HoardError/invalidValue(_:)`` for an
     ///   expiry that is not finite.
     public func encodedEntry<T: Cachable>(
@@ -66,11 +68,13 @@ extension Hoard {
                 fetch: { [self] in
                     let bytes = try await runFetch(forKey: key, fetch)
                     var stored: (cachedAt: Date, expiresAt: Date?)?
+                    var storeError: HoardError?
                     if ticket.isCurrent {
                         do {
                             stored = try await writeEncoded(
                                 bytes, typeName: typeName, candidate: bytes, forKey: key, expiry: expiry)
                         } catch {
+                            storeError = HoardError(wrapping: error)
                             logger.warning(
                                 "Cannot store the fetched value", metadata: ["key": .string(key), "error": "\(error)"])
                         }
@@ -79,7 +83,7 @@ extension Hoard {
                         value: StoredValue(
                             value: bytes, typeName: typeName, cachedAt: stored?.cachedAt ?? configuration.now(),
                             expiresAt: stored?.expiresAt),
-                        source: .fetch)
+                        source: .fetch, storeError: storeError)
                 })
         }
         guard let bytes = outcome.value.value as? Data else {
@@ -87,6 +91,6 @@ extension Hoard {
         }
         return CacheEntry(
             value: bytes, cachedAt: outcome.value.cachedAt, expiresAt: outcome.value.expiresAt, source: outcome.source,
-            retrievedAt: configuration.now())
+            retrievedAt: configuration.now(), storeError: outcome.storeError)
     }
 }

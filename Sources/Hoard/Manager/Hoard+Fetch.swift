@@ -139,11 +139,13 @@ extension Hoard {
             let fetchAndStore = { @Sendable [self] () async throws -> FetchOutcome in
                 let value = try await runFetch(forKey: key, fetch)
                 var stored: (cachedAt: Date, expiresAt: Date?)?
+                var storeError: HoardError?
                 // A forgotten or abandoned fetch does not store: a newer one may have.
                 if ticket.isCurrent {
                     do {
                         stored = try await write(value, forKey: key, expiry: expiry(value))
                     } catch {
+                        storeError = HoardError(wrapping: error)
                         logger.warning(
                             "Cannot store the fetched value", metadata: ["key": .string(key), "error": "\(error)"])
                     }
@@ -151,7 +153,7 @@ extension Hoard {
                 let record = StoredValue(
                     value: value, typeName: Self.typeName(of: T.self),
                     cachedAt: stored?.cachedAt ?? configuration.now(), expiresAt: stored?.expiresAt)
-                return FetchOutcome(value: record, source: .fetch)
+                return FetchOutcome(value: record, source: .fetch, storeError: storeError)
             }
             guard sharingFetch else { return try await fetchAndStore() }
             return try await coordinatedFetch(
@@ -175,7 +177,7 @@ extension Hoard {
         }
         return CacheEntry(
             value: value, cachedAt: fetched.cachedAt, expiresAt: fetched.expiresAt, source: outcome.source,
-            retrievedAt: configuration.now())
+            retrievedAt: configuration.now(), storeError: outcome.storeError)
     }
 
     /// Forgets the value and any running fetch for `key` (errors removing the file are logged).

@@ -159,4 +159,6 @@ final class StoredValue: Sendable {
 struct FetchOutcome: Sendable {
     let value: StoredValue
     let source: CacheTierIdentifier
+    /// Why the fetched value could not be stored (logged), or `nil`.
+    var storeError: HoardError? = nil
 }

@@ -26,7 +26,7 @@ enum HoardTool {
     /// passed, so that a hang fails a test instead of blocking the suite.
     static func run(
         _ arguments: [String], standardInput: String? = nil, timeLimit: Duration? = nil,
-        sourceLocation: SourceLocation = #_sourceLocation
+        environment: [String: String] = [:], sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> Outcome {
         guard let executable = BuiltProduct.url(named: "hoard") else {
             Issue.record(
@@ -34,16 +34,24 @@ enum HoardTool {
                 sourceLocation: sourceLocation)
             throw CocoaError(.fileNoSuchFile)
         }
-        return try await runProgram(executable.path, arguments, standardInput: standardInput, timeLimit: timeLimit)
+        return try await runProgram(
+            executable.path, arguments, standardInput: standardInput, timeLimit: timeLimit, environment: environment)
     }
 
     /// Runs any program, capturing its output.
+    ///
+    /// - Parameter environment: Variables set (or replaced) in the program's environment, which
+    ///   is otherwise this process's.
     static func runProgram(
-        _ path: String, _ arguments: [String], standardInput: String? = nil, timeLimit: Duration? = nil
+        _ path: String, _ arguments: [String], standardInput: String? = nil, timeLimit: Duration? = nil,
+        environment: [String: String] = [:]
     ) async throws -> Outcome {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         let output = Pipe()
         let error = Pipe()
         process.standardOutput = output

@@ -18,6 +18,11 @@ final class TestHTTPServer: Sendable {
         case stall
         /// 200 with `count` bytes in chunks, without a content length.
         case chunked(count: Int)
+        /// The first request is read and never answered (as ``stall``); later ones get 200 with
+        /// the body: a download that hangs once.
+        case stallOnce(Data, contentType: String)
+        /// 200 with a body, sent `milliseconds` after the request: a slow server.
+        case delayed(Data, contentType: String, milliseconds: Int64)
     }
 
     private let routes: [String: Reply]
@@ -57,6 +62,11 @@ final class TestHTTPServer: Sendable {
     /// Every request path answered, in order.
     var requestedPaths: [String] { requests.withLock { $0 } }
 
+    /// How many requests each path received.
+    var requestCounts: [String: Int] {
+        requests.withLock { Dictionary($0.map { ($0, 1) }, uniquingKeysWith: +) }
+    }
+
     /// The `Authorization` header of each request for `path` ("" when it had none), in order.
     func authorizationHeaders(for path: String) -> [String] { authorizations.withLock { $0[path] ?? [] } }
 
@@ -64,9 +74,15 @@ final class TestHTTPServer: Sendable {
     var droppedRequestCount: Int { dropped.withLock { $0 } }
 
     fileprivate func reply(for path: String, authorization: String) -> Reply {
-        requests.withLock { $0.append(path) }
+        let isFirst = requests.withLock { requests in
+            defer { requests.append(path) }
+            return !requests.contains(path)
+        }
         authorizations.withLock { $0[path, default: []].append(authorization) }
-        return routes[path] ?? .status(404)
+        switch routes[path] ?? .status(404) {
+        case .stallOnce(let body, let contentType): return isFirst ? .stall : .ok(body, contentType: contentType)
+        case let reply: return reply
+        }
     }
 
     fileprivate func countDropped() { dropped.withLock { $0 += 1 } }
@@ -107,8 +123,12 @@ private final class RouteHandler: ChannelInboundHandler {
     private func respond(context: ChannelHandlerContext, reply: TestHTTPServer.Reply) {
         var headers = HTTPHeaders()
         switch reply {
-        case .stall:
+        case .stall, .stallOnce:
             return
+        case .delayed(let body, let contentType, let milliseconds):
+            context.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(milliseconds)) {
+                self.respond(context: context, reply: .ok(body, contentType: contentType))
+            }
         case .ok(let body, let contentType):
             headers.add(name: "content-type", value: contentType)
             send(context: context, status: .ok, headers: headers, chunks: [body])

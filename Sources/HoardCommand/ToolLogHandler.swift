@@ -1,0 +1,58 @@
+import Hoard
+import Logging
+
+/// Where the cache and the shared tier log in the tool: standard error, as swift-log's default
+/// handler writes it, less what the summary already says.
+///
+/// The cache warns of every fetch that fails; in the tool a fetch is one input's download and
+/// thumbnail, and the summary lists each failed input with its reason, redacted (see
+/// ``URLCredentials``), so those warnings are dropped. So are the warnings of fetched values that
+/// could not be stored: the batch fails their inputs with the same reason
+/// (``CacheEntry/storeError``). Everything else (a Redis server failing and coming back) is kept,
+/// with any password in a URL shown as `***`.
+///
+/// ```swift
+/// configuration.logger = ToolLogHandler.logger()
+/// ```
+struct ToolLogHandler: LogHandler {
+    private var stream: StreamLogHandler
+
+    /// A handler writing to standard error under `label`.
+    init(label: String) {
+        stream = StreamLogHandler.standardError(label: label)
+    }
+
+    /// The cache's messages that the summary replaces: a failed fetch (`HoardMonitor`) and a
+    /// fetched value it could not store (the input fails with the reason).
+    static let replacedMessages: Set<String> = ["Fetch failed", "Cannot store the fetched value"]
+
+    /// A logger with this handler, labelled as the library labels its default ones: the cache
+    /// `"Hoard.default"`, the shared tier `"Hoard.redis"`.
+    static func logger(label: String = "Hoard.default") -> Logger {
+        Logger(label: label) { ToolLogHandler(label: $0) }
+    }
+
+    var logLevel: Logger.Level {
+        get { stream.logLevel }
+        set { stream.logLevel = newValue }
+    }
+
+    var metadata: Logger.Metadata {
+        get { stream.metadata }
+        set { stream.metadata = newValue }
+    }
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { stream[metadataKey: key] }
+        set { stream[metadataKey: key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        let message = event.message.description
+        guard !Self.replacedMessages.contains(message) else { return }
+        var event = event
+        event.message = "\(URLCredentials.redactingPasswords(in: event.message.description))"
+        event.metadata = event.metadata?.mapValues { .string(URLCredentials.redactingPasswords(in: "\($0)")) }
+        stream.log(event: event)
+    }
+}

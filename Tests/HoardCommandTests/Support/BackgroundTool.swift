@@ -1,0 +1,80 @@
+import Foundation
+import HoardTestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A run of the built `hoard` tool started in the background: for runs that must overlap, or
+/// be killed part-way.
+///
+/// Its standard output and error go to files rather than pipes, and ``finish(timeLimit:)`` polls
+/// for its exit, so waiting for several runs blocks no thread of the test's cooperative pool.
+///
+/// ```swift
+/// let runs = try (0..<3).map { try BackgroundTool(["thumbnails", ...], folder: scratch.path("run-\($0)")) }
+/// var outcomes: [HoardTool.Outcome] = []
+/// for run in runs { outcomes.append(try await run.finish()) }
+/// ```
+final class BackgroundTool {
+    private let process = Process()
+    private let outputPath: String
+    private let errorPath: String
+
+    /// Starts the tool with `arguments`; its output files go in `folder` (created).
+    ///
+    /// - Parameter environment: Variables set (or replaced) in the tool's environment.
+    init(_ arguments: [String], folder: String, environment: [String: String] = [:]) throws {
+        let executable = try #require(HoardTool.executablePath, "run `swift build --build-tests` first")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        outputPath = folder + "/stdout"
+        errorPath = folder + "/stderr"
+        for path in [outputPath, errorPath] {
+            guard FileManager.default.createFile(atPath: path, contents: nil) else {
+                throw CocoaError(.fileWriteUnknown)
+            }
+        }
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
+        try process.run()
+    }
+
+    /// The tool's process identifier.
+    var processIdentifier: Int32 { process.processIdentifier }
+
+    /// Kills the tool at once (`SIGKILL`), as a crash or the out-of-memory killer would.
+    func killAbruptly() {
+        _ = kill(process.processIdentifier, SIGKILL)
+    }
+
+    /// Waits for the tool to exit (killing it once `timeLimit` has passed) and returns what it
+    /// printed.
+    func finish(timeLimit: Duration = .seconds(60)) async throws -> HoardTool.Outcome {
+        let deadline = ContinuousClock.now + timeLimit
+        var timedOut = false
+        while process.isRunning {
+            if ContinuousClock.now >= deadline, !timedOut {
+                timedOut = true
+                killAbruptly()
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        process.waitUntilExit()
+        let output = try Data(contentsOf: URL(fileURLWithPath: outputPath))
+        let error = try Data(contentsOf: URL(fileURLWithPath: errorPath))
+        return HoardTool.Outcome(
+            status: process.terminationStatus, standardOutputBytes: output,
+            standardOutput: String(decoding: output, as: UTF8.self),
+            standardError: String(decoding: error, as: UTF8.self),
+            timedOut: timedOut)
+    }
+}
