@@ -51,10 +51,17 @@ let package = Package(
                 "CHoardPNG", "CHoardJPEG", .target(name: "CHoardCrypto", condition: .when(platforms: [.linux])),
             ]
         ),
+        // What the library and the tool share: system calls that retry EINTR and name the failing
+        // call, files and folders, the lock, SHA-256 and zero padding. Internal to the package.
+        .target(
+            name: "HoardSystem",
+            dependencies: ["CHoardCodecs"]
+        ),
         .target(
             name: "Hoard",
             dependencies: [
                 "CHoardCodecs",
+                "HoardSystem",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ]
@@ -63,6 +70,7 @@ let package = Package(
             name: "HoardCommand",
             dependencies: [
                 "Hoard",
+                "HoardSystem",
                 "HoardRedis",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -72,7 +80,7 @@ let package = Package(
         // A child process for the DiskCache tests: killed mid-write, and a second writer.
         .executableTarget(
             name: "HoardDiskStress",
-            dependencies: ["Hoard", "HoardTestSupport", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["Hoard", "HoardSystem", "HoardTestSupport", .product(name: "Logging", package: "swift-log")],
             path: "Tests/HoardDiskStress"
         ),
         // What the test suite and its child processes share: self-verifying values, a log handler,
@@ -85,7 +93,7 @@ let package = Package(
         .testTarget(
             name: "HoardTests",
             dependencies: [
-                "Hoard", "CHoardCodecs", "HoardTestSupport",
+                "Hoard", "CHoardCodecs", "HoardSystem", "HoardTestSupport",
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
         ),
@@ -94,6 +102,7 @@ let package = Package(
             name: "HoardCommandTests",
             dependencies: [
                 "Hoard",
+                "HoardSystem",
                 "HoardTestSupport",
                 "RedisTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -116,7 +125,7 @@ let package = Package(
         // The Redis tier: a CacheTier on the RESP client.
         .target(
             name: "HoardRedis",
-            dependencies: ["Hoard", "HoardRESP", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["Hoard", "HoardRESP", "HoardSystem", .product(name: "Logging", package: "swift-log")]
         ),
         // A redis-server on a free loopback port per test (stopped by its PID), a fake server that
         // answers nonsense, and a self-signed certificate: for every suite that needs Redis.
@@ -148,7 +157,7 @@ let package = Package(
         .testTarget(
             name: "HoardRedisTests",
             dependencies: [
-                "Hoard", "HoardRedis", "HoardRESP", "HoardTestSupport", "RedisTestSupport",
+                "Hoard", "HoardRedis", "HoardRESP", "HoardSystem", "HoardTestSupport", "RedisTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

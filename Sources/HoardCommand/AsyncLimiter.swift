@@ -1,4 +1,5 @@
 import Hoard
+import HoardSystem
 
 /// Lets at most `limit` tasks into a section at once; the others wait in order.
 final class AsyncLimiter: Sendable {

@@ -1,4 +1,5 @@
 import Hoard
+import HoardSystem
 
 extension Double {
     /// The value with `decimals` digits after the point, rounded half away from zero: what

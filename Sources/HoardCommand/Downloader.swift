@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import Hoard
+import HoardSystem
 import NIOCore
 import NIOHTTP1
 

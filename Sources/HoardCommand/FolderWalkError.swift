@@ -1,4 +1,5 @@
 import Hoard
+import HoardSystem
 
 /// Why a folder input could not be searched for images.
 enum FolderWalkError: Error, Sendable, CustomStringConvertible {

@@ -1,5 +1,6 @@
 import Foundation
 import Hoard
+import HoardSystem
 
 /// Where one input's bytes come from.
 enum InputSource: Sendable, Hashable {

@@ -1,5 +1,6 @@
 import Foundation
 import Hoard
+import HoardSystem
 
 #if canImport(Glibc)
     import Glibc

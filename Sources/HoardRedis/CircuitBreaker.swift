@@ -1,4 +1,5 @@
 import Hoard
+import HoardSystem
 
 /// Decides whether a Redis server is worth a command: after ``threshold`` consecutive failures
 /// it opens, and commands are skipped (reads are misses, writes dropped) for a back-off period

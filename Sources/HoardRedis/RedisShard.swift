@@ -12,6 +12,9 @@ struct RedisShard: Sendable {
     let breaker: CircuitBreaker
     let counters: RedisTierCounters
     let logger: Logger
+    /// The refusals already logged, by command and error code: each is a warning once, then
+    /// debug (a full server refuses every write alike).
+    let loggedRefusals = OnceSet()
 
     /// The result of `body` on this server, or `nil` when the server is being skipped or
     /// `body` failed (logged and counted; a failure to be served, not a refusal of the command,
@@ -48,11 +51,17 @@ struct RedisShard: Sendable {
             return result
         } catch {
             counters.count { $0.errors += 1 }
-            // A refusal about this command (a wrong type, a script error) says nothing about the
-            // server's health: only failures to be served feed the breaker.
-            guard (error as? RedisClientError)?.isConnectionOrServerFailure ?? true else {
-                logger.warning(
-                    "Redis refused a command", metadata: ["server": .string(name), "command": .string(command), "error": "\(error)"])
+            // A refusal of this command (a wrong type, a script error, a full server refusing a
+            // write while it still serves reads) says nothing about whether the server answers:
+            // only failures to be served feed the breaker.
+            guard let clientError = error as? RedisClientError, clientError.isConnectionOrServerFailure,
+                !clientError.isOutOfMemory
+            else {
+                let code = (error as? RedisClientError)?.serverErrorCode ?? "\(type(of: error))"
+                let level: Logger.Level = loggedRefusals.insert("\(command) \(code)") ? .warning : .debug
+                logger.log(
+                    level: level, "Redis refused a command",
+                    metadata: ["server": .string(name), "command": .string(command), "error": "\(error)"])
                 return nil
             }
             if let backOff = breaker.recordFailure() {
@@ -66,5 +75,12 @@ struct RedisShard: Sendable {
             }
             return nil
         }
+    }
+}
+
+extension RedisClientError {
+    /// Whether the server refused a write for want of memory (`OOM`, under `noeviction`).
+    fileprivate var isOutOfMemory: Bool {
+        if case .outOfMemory = self { true } else { false }
     }
 }

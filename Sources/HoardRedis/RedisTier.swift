@@ -1,6 +1,7 @@
 import Foundation
 import Hoard
 import HoardRESP
+import HoardSystem
 import Logging
 
 /// A ``CacheTier`` on Redis (6.2 or later) or Valkey, shared by every machine that uses the same
@@ -130,7 +131,9 @@ public final class RedisTier: SharedCacheTier {
             logger.warning(
                 "Removed a damaged value from Redis",
                 metadata: ["key": .string(key), "server": .string(shard.name), "reason": .string("\(damage)")])
-            _ = await shard.run("DEL") { try await $0.delete([redisKey]) }
+            // Only the value read: a good one another machine stored since stays.
+            let found: [RESPArgument] = if case .bytes(let bytes) = stored { ["string", RESPArgument(bytes)] } else { ["other"] }
+            _ = await shard.run("EVALSHA") { try await $0.eval(Self.deleteIfUnchanged, keys: [redisKey], arguments: found) }
             return nil
         }
         if let removedBefore = await sharedMarks()?.removedBefore, entry.createdAt < removedBefore {
@@ -255,6 +258,19 @@ public final class RedisTier: SharedCacheTier {
         } while cursor != 0
         return true
     }
+
+    /// Deletes a value only if it is still what was read: the string `ARGV[2]` when `ARGV[1]` is
+    /// `string`, any value of another type when it is `other`. A damaged value goes; a good one
+    /// another machine stored meanwhile stays.
+    static let deleteIfUnchanged = RedisScript(
+        """
+        local kind = redis.call('TYPE', KEYS[1]).ok
+        if ARGV[1] == 'other' and kind ~= 'string' and kind ~= 'none' then return redis.call('DEL', KEYS[1]) end
+        if ARGV[1] == 'string' and kind == 'string' and redis.call('GET', KEYS[1]) == ARGV[2] then
+            return redis.call('DEL', KEYS[1])
+        end
+        return 0
+        """)
 
     /// What a `GET` found.
     enum StoredBytes: Sendable {

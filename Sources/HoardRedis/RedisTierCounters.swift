@@ -1,4 +1,5 @@
 import Hoard
+import HoardSystem
 
 /// The counters behind ``RedisTier/statistics``, shared by the tier and its servers.
 final class RedisTierCounters: Sendable {

@@ -22,6 +22,7 @@
 
 import Foundation
 import Hoard
+import HoardSystem
 import HoardTestSupport
 
 #if canImport(Glibc)

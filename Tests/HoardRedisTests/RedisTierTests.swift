@@ -250,4 +250,27 @@ struct RedisTierTests {
             #expect(abs(removedBefore.timeIntervalSince(removedAt)) < 0.002)
         }
     }
+
+    @Test("a damaged value is deleted only while it is what was read: a good value stored since stays")
+    func damagedDeleteComparesFirst() async throws {
+        try await withRedisServer { server in
+            try await withClient(for: server) { client in
+                func delete(_ key: String, ifStill found: [RESPArgument]) async throws -> RESPValue {
+                    try await client.eval(RedisTier.deleteIfUnchanged, keys: [RESPArgument(key)], arguments: found)
+                }
+                try await client.set("replaced", to: Array("good".utf8))
+                #expect(try await delete("replaced", ifStill: ["string", "garbage"]) == .integer(0))
+                #expect(try await client.get("replaced") == Array("good".utf8), "stored since the read")
+                try await client.set("same", to: Array("garbage".utf8))
+                #expect(try await delete("same", ifStill: ["string", "garbage"]) == .integer(1))
+                try await client.set("empty", to: [])
+                #expect(try await delete("empty", ifStill: ["string", RESPArgument([UInt8]())]) == .integer(1))
+                #expect(try server.command(["RPUSH", "list", "x"]) == ":1")
+                #expect(try await delete("list", ifStill: ["other"]) == .integer(1))
+                try await client.set("now a string", to: Array("good".utf8))
+                #expect(try await delete("now a string", ifStill: ["other"]) == .integer(0))
+                #expect(try await client.databaseSize() == 2)
+            }
+        }
+    }
 }

@@ -1,3 +1,4 @@
+import HoardSystem
 /// Runs asynchronous operations one after another per key, in the order they were enqueued, and
 /// operations on different keys concurrently.
 ///

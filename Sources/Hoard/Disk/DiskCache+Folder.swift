@@ -1,3 +1,4 @@
+import HoardSystem
 import Logging
 
 #if canImport(Glibc)

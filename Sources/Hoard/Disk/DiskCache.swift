@@ -1,4 +1,5 @@
 import Foundation
+import HoardSystem
 import Logging
 
 /// A cache of byte blobs in one folder, safe to share between threads and between processes.

@@ -1,3 +1,4 @@
+import HoardSystem
 
 /// Runs at most one piece of work per key at a time; callers that arrive while it runs wait for
 /// its result instead of starting another.

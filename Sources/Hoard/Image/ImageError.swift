@@ -1,3 +1,4 @@
+import HoardSystem
 /// Why an image could not be decoded, encoded or built.
 ///
 /// Every case names the format involved and, where libpng or libjpeg gave one, the library's own

@@ -1,5 +1,6 @@
 import CoreMetrics
 import Foundation
+import HoardSystem
 import Logging
 
 /// A tiered cache of ``Cachable`` values: decoded values in memory, their bytes in an ordered

@@ -1,4 +1,5 @@
 import Foundation
+import HoardSystem
 
 /// A thread-safe in-memory cache, bounded by a number of entries and a total cost, with per-entry
 /// expiry and a choice of eviction policy.

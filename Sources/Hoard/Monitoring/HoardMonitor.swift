@@ -1,3 +1,4 @@
+import HoardSystem
 import Logging
 
 /// Counts ``HoardEvent``s into ``HoardStatistics`` and swift-metrics (``HoardMetrics``), hands them

@@ -1,3 +1,4 @@
+import HoardSystem
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)

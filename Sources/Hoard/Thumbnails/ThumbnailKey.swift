@@ -1,4 +1,5 @@
 import Foundation
+import HoardSystem
 
 /// The cache key of a thumbnail, the one the `hoard thumbnails` tool stores it under: the source
 /// and every setting that changes the thumbnail's bytes.

@@ -1,4 +1,5 @@
 import Foundation
+import HoardSystem
 import NIOCore
 import NIOHTTP1
 import NIOPosix

@@ -1,6 +1,7 @@
 import Foundation
 import Hoard
 import HoardRedis
+import HoardSystem
 import HoardTestSupport
 import Logging
 import RedisTestSupport

@@ -1,4 +1,5 @@
 import Foundation
+import HoardSystem
 import Testing
 
 @testable import Hoard

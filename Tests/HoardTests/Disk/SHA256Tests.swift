@@ -1,3 +1,4 @@
+import HoardSystem
 import Testing
 
 @testable import Hoard

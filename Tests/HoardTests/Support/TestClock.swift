@@ -1,5 +1,6 @@
 import Foundation
 import Hoard
+import HoardSystem
 
 /// A clock the test moves by hand.
 final class TestClock: Sendable {

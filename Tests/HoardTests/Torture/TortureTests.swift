@@ -1,4 +1,5 @@
 import Foundation
+import HoardSystem
 import HoardTestSupport
 import Testing
 

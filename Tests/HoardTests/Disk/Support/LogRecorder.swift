@@ -1,4 +1,5 @@
 import Hoard
+import HoardSystem
 import HoardTestSupport
 import Logging
 

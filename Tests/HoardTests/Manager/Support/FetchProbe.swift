@@ -1,5 +1,6 @@
 import Foundation
 import Hoard
+import HoardSystem
 
 /// An error a test fetch throws.
 struct FetchFailure: Error, Equatable, CustomStringConvertible {

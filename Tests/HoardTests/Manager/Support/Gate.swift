@@ -1,4 +1,5 @@
 import Hoard
+import HoardSystem
 
 /// A latch: `wait()` suspends until `open()`; a cancelled waiter throws `CancellationError`.
 final class Gate: Sendable {

@@ -1,5 +1,6 @@
 import Foundation
 import Hoard
+import HoardSystem
 
 /// A byte tier in a dictionary, that counts its calls: the second tier in the manager's tests
 /// (what a shared tier such as Redis looks like to the manager), and a check that the contract

@@ -9,29 +9,29 @@ import Foundation
 #endif
 
 /// What `fstat(2)`/`lstat(2)` says about a file, without C types.
-struct FileStatus: Sendable, Hashable {
-    enum Kind: Sendable, Hashable { case regular, directory, symbolicLink, other }
+package struct FileStatus: Sendable, Hashable {
+    package enum Kind: Sendable, Hashable { case regular, directory, symbolicLink, other }
 
-    var kind: Kind
-    var byteCount: Int
-    var modificationDate: Date
-    var device: UInt64
-    var inode: UInt64
-    var linkCount: Int
+    package var kind: Kind
+    package var byteCount: Int
+    package var modificationDate: Date
+    package var device: UInt64
+    package var inode: UInt64
+    package var linkCount: Int
     /// The owner's user ID.
-    var owner: UInt32
+    package var owner: UInt32
     /// The permission bits (`st_mode & 0o7777`).
-    var permissions: UInt32
+    package var permissions: UInt32
 
     /// Whether both describe the same file (device and inode).
-    func isSameFile(as other: FileStatus) -> Bool {
+    package func isSameFile(as other: FileStatus) -> Bool {
         device == other.device && inode == other.inode
     }
 }
 
 extension FileStatus {
     /// Converts a C `stat` record.
-    init(_ info: stat) {
+    package init(_ info: stat) {
         let type = info.st_mode & S_IFMT
         switch type {
         case S_IFREG: kind = .regular

@@ -11,27 +11,27 @@ import Foundation
 /// The one place in the disk cache that calls C: thin wrappers over POSIX calls that retry on
 /// `EINTR` and report failures as ``SystemCallError`` (which call, which errno).
 package enum FileSystem {
-    static let readOnlyFlags: Int32 = O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK
+    package static let readOnlyFlags: Int32 = O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK
     #if canImport(Darwin)
         /// Creates a new file, already `flock`ed (`O_EXLOCK`), so no trim can take it before it is written.
-        static let createExclusiveFlags: Int32 = O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW | O_EXLOCK
+        package static let createExclusiveFlags: Int32 = O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW | O_EXLOCK
     #else
         /// Creates a new file; the caller `flock`s it right after.
-        static let createExclusiveFlags: Int32 = O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW
+        package static let createExclusiveFlags: Int32 = O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW
     #endif
 
     /// `open(2)`.
-    static func open(_ path: String, flags: Int32, mode: UInt32 = 0o644) -> Result<Int32, SystemCallError> {
+    package static func open(_ path: String, flags: Int32, mode: UInt32 = 0o644) -> Result<Int32, SystemCallError> {
         syscall("open") { path.withCString { systemOpen($0, flags, mode_t(mode)) } }
     }
 
     /// `close(2)`; errors are ignored (the descriptor is gone either way).
-    static func close(_ descriptor: Int32) {
+    package static func close(_ descriptor: Int32) {
         _ = systemClose(descriptor)
     }
 
     /// `pwrite(2)` in a loop until every byte of `buffer` is written at `fileOffset`.
-    static func writeAll(
+    package static func writeAll(
         _ descriptor: Int32, _ buffer: UnsafeRawBufferPointer, at fileOffset: Int
     ) -> Result<Void, SystemCallError> {
         guard let base = buffer.baseAddress else { return .success(()) }
@@ -50,7 +50,7 @@ package enum FileSystem {
     }
 
     /// `pread(2)` in a loop until `buffer` is full or the file ends; returns the bytes read.
-    static func readFully(
+    package static func readFully(
         _ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer, at fileOffset: Int
     ) -> Result<Int, SystemCallError> {
         guard let base = buffer.baseAddress else { return .success(0) }
@@ -69,31 +69,31 @@ package enum FileSystem {
     }
 
     /// `fstat(2)`.
-    static func status(of descriptor: Int32) -> Result<FileStatus, SystemCallError> {
+    package static func status(of descriptor: Int32) -> Result<FileStatus, SystemCallError> {
         var info = stat()
         return syscall("fstat") { fstat(descriptor, &info) }.map { _ in FileStatus(info) }
     }
 
     /// `lstat(2)`: does not follow a symbolic link.
-    static func linkStatus(_ path: String) -> Result<FileStatus, SystemCallError> {
+    package static func linkStatus(_ path: String) -> Result<FileStatus, SystemCallError> {
         var info = stat()
         return syscall("lstat") { path.withCString { lstat($0, &info) } }.map { _ in FileStatus(info) }
     }
 
     /// `rename(2)`: atomically replaces `destination` on the same file system.
-    static func rename(_ source: String, to destination: String) -> Result<Void, SystemCallError> {
+    package static func rename(_ source: String, to destination: String) -> Result<Void, SystemCallError> {
         syscall("rename") { source.withCString { from in destination.withCString { to in systemRename(from, to) } } }
             .map { _ in () }
     }
 
     /// `unlink(2)`.
-    static func unlink(_ path: String) -> Result<Void, SystemCallError> {
+    package static func unlink(_ path: String) -> Result<Void, SystemCallError> {
         syscall("unlink") { path.withCString { systemUnlink($0) } }.map { _ in () }
     }
 
     /// `mkdir(2)` with mode 0700 (the XDG base-directory specification's mode for cache folders:
     /// only the user may read or plant entries); an existing directory is success, an existing non-directory `ENOTDIR`.
-    static func makeDirectory(_ path: String) -> Result<Void, SystemCallError> {
+    package static func makeDirectory(_ path: String) -> Result<Void, SystemCallError> {
         if path.withCString({ mkdir($0, 0o700) }) == 0 { return .success(()) }
         var code = currentErrno()
         if code == EEXIST, case .success(let status) = status(ofPath: path) {
@@ -110,7 +110,7 @@ package enum FileSystem {
     /// cost nothing: a new cache shard used to cost a failed `mkdir` and a `stat` for every folder
     /// above it (a 60-thumbnail `hoard` batch into `/tmp/x/cache` made 217 `mkdir` calls, 161 of
     /// them failing; now 60).
-    static func makeDirectoryAndParents(_ path: String) -> Result<Void, SystemCallError> {
+    package static func makeDirectoryAndParents(_ path: String) -> Result<Void, SystemCallError> {
         switch makeDirectory(path) {
         case .success:
             return .success(())
@@ -129,13 +129,13 @@ package enum FileSystem {
     }
 
     /// `stat(2)`: follows symbolic links (for the cache's own folder, which may be one).
-    static func status(ofPath path: String) -> Result<FileStatus, SystemCallError> {
+    package static func status(ofPath path: String) -> Result<FileStatus, SystemCallError> {
         var info = stat()
         return syscall("stat") { path.withCString { stat($0, &info) } }.map { _ in FileStatus(info) }
     }
 
     /// `futimens(2)`: sets both the access and the modification time to `date`.
-    static func setTimes(_ descriptor: Int32, to date: Date) -> Result<Void, SystemCallError> {
+    package static func setTimes(_ descriptor: Int32, to date: Date) -> Result<Void, SystemCallError> {
         let seconds = date.timeIntervalSince1970.rounded(.down)
         let nanoseconds = (date.timeIntervalSince1970 - seconds) * 1_000_000_000
         let time = timespec(tv_sec: Int(seconds), tv_nsec: Int(min(max(nanoseconds, 0), 999_999_999)))
@@ -145,7 +145,7 @@ package enum FileSystem {
 
     /// `flock(2)` with `LOCK_EX | LOCK_NB`: `true` when the lock was taken, `false` when another
     /// open file description holds it.
-    static func tryLockExclusive(_ descriptor: Int32) -> Result<Bool, SystemCallError> {
+    package static func tryLockExclusive(_ descriptor: Int32) -> Result<Bool, SystemCallError> {
         switch syscall("flock", { flock(descriptor, LOCK_EX | LOCK_NB) }) {
         case .success: .success(true)
         case .failure(let error) where error.errno == EWOULDBLOCK: .success(false)
@@ -155,7 +155,7 @@ package enum FileSystem {
 
 
     /// `opendir(3)`/`readdir(3)`: the names in a directory, without `.` and `..`.
-    static func contentsOfDirectory(_ path: String) -> Result<[String], SystemCallError> {
+    package static func contentsOfDirectory(_ path: String) -> Result<[String], SystemCallError> {
         let stream: DirectoryStream
         do {
             stream = try DirectoryStream(path: path)
@@ -172,7 +172,7 @@ package enum FileSystem {
     ///
     /// Never removes a folder: the cache deletes only files it made, and a folder where an entry
     /// should be is somebody else's (`unlink` fails with `EISDIR` or `EPERM`).
-    static func removeFile(_ path: String, missingIsSuccess: Bool = true) -> Result<Void, SystemCallError> {
+    package static func removeFile(_ path: String, missingIsSuccess: Bool = true) -> Result<Void, SystemCallError> {
         switch unlink(path) {
         case .failure(let error) where error.errno == ENOENT && missingIsSuccess:
             return .success(())
@@ -183,38 +183,38 @@ package enum FileSystem {
 
     /// `open(2)` of a folder with `O_DIRECTORY | O_NOFOLLOW`: fails with `ELOOP` (or `ENOTDIR`)
     /// when `path` is a symbolic link, `ENOTDIR` when it is not a folder.
-    static func openDirectory(_ path: String) -> Result<Int32, SystemCallError> {
+    package static func openDirectory(_ path: String) -> Result<Int32, SystemCallError> {
         open(path, flags: O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
     }
 
     /// `openat(2)`: opens `name` in the folder open as `directory`.
-    static func open(
+    package static func open(
         _ name: String, in directory: Int32, flags: Int32, mode: UInt32 = 0o600
     ) -> Result<Int32, SystemCallError> {
         syscall("openat") { name.withCString { openat(directory, $0, flags, mode_t(mode)) } }
     }
 
     /// `fstatat(2)` with `AT_SYMLINK_NOFOLLOW`: `name` in the folder open as `directory`, itself.
-    static func linkStatus(_ name: String, in directory: Int32) -> Result<FileStatus, SystemCallError> {
+    package static func linkStatus(_ name: String, in directory: Int32) -> Result<FileStatus, SystemCallError> {
         var info = stat()
         return syscall("fstatat") { name.withCString { fstatat(directory, $0, &info, AT_SYMLINK_NOFOLLOW) } }
             .map { _ in FileStatus(info) }
     }
 
     /// `unlinkat(2)` of the file `name` in the folder open as `directory` (never a folder).
-    static func unlink(_ name: String, in directory: Int32) -> Result<Void, SystemCallError> {
+    package static func unlink(_ name: String, in directory: Int32) -> Result<Void, SystemCallError> {
         syscall("unlinkat") { name.withCString { unlinkat(directory, $0, 0) } }.map { _ in () }
     }
 
     /// `renameat(2)`: moves `name` out of the folder open as `directory` to the path `destination`.
-    static func rename(_ name: String, in directory: Int32, to destination: String) -> Result<Void, SystemCallError> {
+    package static func rename(_ name: String, in directory: Int32, to destination: String) -> Result<Void, SystemCallError> {
         syscall("renameat") {
             name.withCString { from in destination.withCString { to in renameat(directory, from, AT_FDCWD, to) } }
         }.map { _ in () }
     }
 
     /// `dup(2)`.
-    static func duplicate(_ descriptor: Int32) -> Result<Int32, SystemCallError> {
+    package static func duplicate(_ descriptor: Int32) -> Result<Int32, SystemCallError> {
         syscall("dup") { dup(descriptor) }
     }
 
@@ -246,7 +246,7 @@ package enum FileSystem {
     }
 
     /// The process identifier, for temporary file names.
-    static var processIdentifier: Int32 { getpid() }
+    package static var processIdentifier: Int32 { getpid() }
 }
 
 // MARK: - Private
