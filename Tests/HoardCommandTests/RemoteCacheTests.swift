@@ -55,7 +55,7 @@ struct RemoteCacheTests {
     )
     func threeMachinesAtOnce() async throws {
         // Slow answers, so that the machines overlap: those that come second wait for the first.
-        let server = Self.imageServer(delay: 400)
+        let server = Self.imageServer(delay: 1_500)
         let base = try await server.start()
         let scratch = try Scratch()
         defer { scratch.remove() }
