@@ -29,7 +29,11 @@ let package = Package(
     targets: [
         .executableTarget(
             name: "HoardMeasure",
-            dependencies: [.product(name: "Hoard", package: "Hoard")]
+            dependencies: [
+                .product(name: "Hoard", package: "Hoard"),
+                // redis-tier: the shared Redis tier against redis-benchmark.
+                .product(name: "HoardRedis", package: "Hoard"),
+            ]
         ),
         // What the suites share: photos, scratch folders, seeded randomness, custom metrics.
         .target(

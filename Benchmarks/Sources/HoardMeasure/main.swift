@@ -11,12 +11,17 @@ import Foundation
 //   HoardMeasure resize JPG [--seconds S]         decode with DCT scaling, then resize to 256 px: us per call
 //   HoardMeasure peak JPG [--size 256] [--quality 85]
 //                                               resident-memory growth while making one thumbnail of JPG
-// Single thread throughout.
+//   HoardMeasure redis-tier --port P [--size BYTES] [--callers N] [--seconds S] [--op get|set]
+//                                               RedisTier get (hits) or set against redis-server on 127.0.0.1:P,
+//                                               N tasks at once on the tier's one pipelined connection:
+//                                               ops/s (defaults: 1024 B, 1 caller, 3 s, get)
+// Single thread throughout, except redis-tier with N > 1.
 
 let usage = """
     usage: HoardMeasure codec JPG [PNG] [--seconds S] | memory [reps] | hoard-hit DIR [reps]
                         | disk DIR [reps] [--sync]
                         | resize JPG [--seconds S] | peak JPG [--size PIXELS] [--quality Q]
+                        | redis-tier --port P [--size BYTES] [--callers N] [--seconds S] [--op get|set]
 
     """
 
@@ -49,7 +54,9 @@ struct Arguments {
     }
 }
 
-let arguments = Arguments(Array(CommandLine.arguments.dropFirst()), valued: ["--seconds", "--size", "--quality"])
+let arguments = Arguments(
+    Array(CommandLine.arguments.dropFirst()),
+    valued: ["--seconds", "--size", "--quality", "--port", "--callers", "--op"])
 let positional = arguments.positional
 switch positional.first {
 case "codec" where positional.count >= 2:
@@ -71,6 +78,25 @@ case "peak" where positional.count >= 2:
     try measurePeakMemory(
         jpegPath: positional[1], box: arguments.options["--size"].flatMap(Int.init) ?? 256,
         quality: arguments.options["--quality"].flatMap(Int.init) ?? 85)
+case "redis-tier":
+    guard let port = arguments.options["--port"].flatMap(Int.init), (1...65535).contains(port),
+        let size = Int(arguments.options["--size"] ?? "1024"), size >= 0,
+        let callers = Int(arguments.options["--callers"] ?? "1"), (1...1024).contains(callers),
+        let seconds = Double(arguments.options["--seconds"] ?? "3"), seconds > 0, seconds <= 3600,
+        let operation = RedisTierOperation(rawValue: arguments.options["--op"] ?? "get")
+    else {
+        let message = "redis-tier needs --port 1-65535 (--size >= 0, --callers 1-1024, --seconds 0-3600, --op get|set)"
+        FileHandle.standardError.write(Data((message + "\n").utf8))
+        exit(64)
+    }
+    do {
+        try await measureRedisTier(
+            port: port, valueByteCount: size, callers: callers, seconds: seconds, operation: operation)
+    } catch {
+        // A server that is not there is an outcome to report, not a crash to backtrace.
+        FileHandle.standardError.write(Data("\(error)\n".utf8))
+        exit(1)
+    }
 default:
     FileHandle.standardError.write(Data(usage.utf8))
     exit(64)
