@@ -116,7 +116,7 @@ public final class NIORedisClient: RedisCommandExecuting {
         }
         let connection = try await usableConnection()
         let commandName = NIORedisConnection.commandName(command)
-        let reply = try await Self.value(of: connection.send(command), command: commandName)
+        let reply = try await Self.value(of: connection.send(command, commandName: commandName), command: commandName)
         if case .error(let message) = reply {
             throw RedisClientError(serverErrorMessage: message, command: commandName)
         }

@@ -19,6 +19,10 @@ final class NIORedisConnection: Sendable {
     let channel: any Channel
     /// The first failure on the connection, recorded by the handler (or by ``close()``).
     private let failureBox: NIOLockedValueBox<RedisClientError?>
+    /// Commands waiting to be written. Concurrent callers append here, and the one that finds it
+    /// empty schedules one event-loop task that writes them all and flushes once: commands sent
+    /// while the loop is busy go out in one `write(2)`, as a pipelining client's do.
+    private let outbox = NIOLockedValueBox<[(request: RedisReplyHandler.Request, written: EventLoopPromise<Void>)]>([])
 
     private init(channel: any Channel, failureBox: NIOLockedValueBox<RedisClientError?>) {
         self.channel = channel
@@ -36,9 +40,9 @@ final class NIORedisConnection: Sendable {
     /// - Returns: The reply (error replies included, as ``RESPValue/error(_:)``), or a failure
     ///   with a ``RedisClientError``: a timeout, the connection closing, a protocol error.
     /// - Complexity: O(n) in the command's size to encode it.
-    func send(_ command: [RESPArgument]) -> EventLoopFuture<RESPValue> {
+    func send(_ command: [RESPArgument], commandName: String? = nil) -> EventLoopFuture<RESPValue> {
         let promise = channel.eventLoop.makePromise(of: RESPValue.self)
-        let commandName = Self.commandName(command)
+        let commandName = commandName ?? Self.commandName(command)
         var bytes = channel.allocator.buffer(capacity: RESPEncoder.encodedByteCount(ofCommand: command))
         bytes.writeBytes(RESPEncoder.encodeCommand(command))
         // The handler fails the reply's promise itself; this covers a channel already torn down,
@@ -53,8 +57,23 @@ final class NIORedisConnection: Sendable {
                 promise.fail(RedisClientError.connectionClosed(command: commandName, underlying: error))
             }
         }
-        channel.writeAndFlush(
-            RedisReplyHandler.Request(bytes: bytes, commandName: commandName, promise: promise), promise: written)
+        let request = RedisReplyHandler.Request(bytes: bytes, commandName: commandName, promise: promise)
+        let isFirst = outbox.withLockedValue { outbox in
+            outbox.append((request, written))
+            return outbox.count == 1
+        }
+        if isFirst {
+            let channel = self.channel
+            let outbox = self.outbox
+            channel.eventLoop.execute {
+                let batch = outbox.withLockedValue { outbox in
+                    defer { outbox.removeAll(keepingCapacity: true) }
+                    return outbox
+                }
+                for (request, written) in batch { channel.write(request, promise: written) }
+                channel.flush()
+            }
+        }
         return promise.futureResult
     }
 
@@ -69,6 +88,11 @@ final class NIORedisConnection: Sendable {
         return closed.futureResult
     }
 
+    /// Commands whose second word names a subcommand.
+    private static let containerCommands: Set<String> = [
+        "ACL", "CLIENT", "CLUSTER", "COMMAND", "CONFIG", "FUNCTION", "MEMORY", "MODULE", "OBJECT", "SCRIPT", "XINFO",
+    ]
+
     /// The name of `command` for errors: its first argument in capitals, and for commands with
     /// subcommands (`CLIENT ID`, `SCRIPT LOAD`, `ACL SETUSER`) the second; never more.
     static func commandName(_ command: [RESPArgument]) -> String {
@@ -77,11 +101,7 @@ final class NIORedisConnection: Sendable {
         }
         guard let first = command.first else { return "(empty command)" }
         let name = word(first)
-        let containers: Set<String> = [
-            "ACL", "CLIENT", "CLUSTER", "COMMAND", "CONFIG", "FUNCTION", "MEMORY", "MODULE", "OBJECT", "SCRIPT",
-            "XINFO",
-        ]
-        guard containers.contains(name), command.count > 1 else { return name }
+        guard containerCommands.contains(name), command.count > 1 else { return name }
         return name + " " + word(command[1])
     }
 }

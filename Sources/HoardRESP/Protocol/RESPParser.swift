@@ -229,7 +229,11 @@ extension RESPParser {
                     throw RESPParseError(
                         .valueTooLarge(maximum: limits.maximumValueByteCount), at: offset(of: lineStart))
                 }
-                bulkString = PartialBulkString(remaining: length)
+                var partial = PartialBulkString(remaining: length)
+                // Room for the payload up front (up to 1 MiB: a declared length is not yet bytes
+                // that arrived), so that it grows without copies as its pieces come.
+                partial.payload.reserveCapacity(min(length, 1 << 20))
+                bulkString = partial
                 continue
             default:  // "*"
                 let count = try length(in: content, lineStart: lineStart)
