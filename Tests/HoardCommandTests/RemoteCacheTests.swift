@@ -69,7 +69,7 @@ struct RemoteCacheTests {
             }
             var summaries: [[String: Any]] = []
             for (machine, run) in zip(machines, runs) {
-                let outcome = try await run.finish(timeLimit: .seconds(60))
+                let outcome = try await run.finish(timeLimit: .seconds(180))
                 #expect(outcome.status == 0, "\(machine): \(outcome.standardError)")
                 let summary = try outcome.summary()
                 #expect(Self.integer(summary, "failed") == 0, "\(machine): \(outcome.standardError)")
@@ -95,7 +95,7 @@ struct RemoteCacheTests {
 
             let requests = server.requestedPaths.count
             let late = try await HoardTool.run(
-                Self.thumbnails(urls, machine: "d", scratch: scratch, remote), timeLimit: .seconds(60))
+                Self.thumbnails(urls, machine: "d", scratch: scratch, remote), timeLimit: .seconds(180))
             #expect(late.status == 0, "\(late.standardError)")
             let summary = try late.summary()
             #expect(
@@ -138,7 +138,7 @@ struct RemoteCacheTests {
                 let warm = try await HoardTool.run(
                     Self.thumbnails(
                         urls, machine: "a", scratch: scratch, ["--remote", servers[0], "--remote", servers[1]]),
-                    timeLimit: .seconds(60))
+                    timeLimit: .seconds(180))
                 #expect(warm.status == 0, "\(warm.standardError)")
                 #expect(Self.integer(try warm.summary(), "made") == urls.count)
                 // The keys are spread over both servers.
@@ -148,7 +148,7 @@ struct RemoteCacheTests {
                 second.kill()
                 let outcome = try await HoardTool.run(
                     Self.thumbnails(urls, machine: "b", scratch: scratch, ["--remote-timeout", "1"]),
-                    timeLimit: .seconds(60), environment: ["HOARD_REMOTE": servers.joined(separator: ", ")])
+                    timeLimit: .seconds(180), environment: ["HOARD_REMOTE": servers.joined(separator: ", ")])
                 #expect(outcome.status == 0, "\(outcome.standardError)")
                 let summary = try outcome.summary()
                 #expect(Self.integer(summary, "failed") == 0, "\(outcome.standardError)")
@@ -205,14 +205,14 @@ struct RemoteCacheTests {
             #expect(killed.status != 0)
 
             let start = ContinuousClock.now
-            let outcome = try await HoardTool.run(arguments("b", timeout: "2"), timeLimit: .seconds(60))
+            let outcome = try await HoardTool.run(arguments("b", timeout: "2"), timeLimit: .seconds(180))
             let waited = ContinuousClock.now - start
             #expect(outcome.status == 0, "\(outcome.standardError)")
             let summary = try outcome.summary()
             #expect(Self.integer(summary, "made") == 1, "\(summary)")
             #expect(Self.integer(summary, "remoteWaits") >= 1, "\(summary)")
             #expect(server.requestCounts["/hang.jpg"] == 2)
-            #expect(waited < .seconds(30), "waited \(waited)")
+            #expect(waited < .seconds(55), "waited \(waited)")
             #expect(try redis.command(["KEYS", "*lease*"]).isEmpty, "the second worker released its leases")
         }
         await server.stop()
@@ -228,7 +228,7 @@ struct RemoteCacheTests {
             func run(_ arguments: [String], machine: String) async throws -> HoardTool.Outcome {
                 let outcome = try await HoardTool.run(
                     ["cache"] + arguments + ["--cache", scratch.path("cache-\(machine)")] + remote,
-                    timeLimit: .seconds(60))
+                    timeLimit: .seconds(180))
                 #expect(outcome.status == 0, "\(arguments): \(outcome.standardError)")
                 return outcome
             }
@@ -262,14 +262,14 @@ struct RemoteCacheTests {
             let remote = ["--remote", "redis://127.0.0.1:\(redis.port)", "--remote-timeout", "1"]
             let wrong = ["HOARD_REMOTE_PASSWORD": "wrong-staple-8172"]
             let local = try await HoardTool.run(
-                Self.thumbnails([input], machine: "a", scratch: scratch, remote), timeLimit: .seconds(60),
+                Self.thumbnails([input], machine: "a", scratch: scratch, remote), timeLimit: .seconds(180),
                 environment: wrong)
             #expect(local.status == 0, "\(local.standardError)")
             #expect(Self.integer(try local.summary(), "made") == 1)
             #expect(Self.integer(try local.summary(), "remoteErrors") > 0)
             let required = try await HoardTool.run(
                 Self.thumbnails([input], machine: "b", scratch: scratch, remote + ["--remote-required"]),
-                timeLimit: .seconds(60), environment: wrong)
+                timeLimit: .seconds(180), environment: wrong)
             #expect(required.status == 1, "\(required.standardError)")
             #expect(required.standardError.contains("authentication failed"), "\(required.standardError)")
             let stats = try await HoardTool.run(
@@ -282,7 +282,7 @@ struct RemoteCacheTests {
             let right = ["HOARD_REMOTE_PASSWORD": "right-horse-battery"]
             let shared = try await HoardTool.run(
                 Self.thumbnails([input], machine: "c", scratch: scratch, remote + ["--remote-required"]),
-                timeLimit: .seconds(60), environment: right)
+                timeLimit: .seconds(180), environment: right)
             #expect(shared.status == 0, "\(shared.standardError)")
             #expect(Self.integer(try shared.summary(), "remoteErrors") == 0, "\(shared.standardError)")
             let sharedStats = try await HoardTool.run(

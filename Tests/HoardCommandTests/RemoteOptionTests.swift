@@ -50,7 +50,7 @@ struct RemoteOptionTests {
         defer { scratch.remove() }
         for command in Self.commands(scratch) {
             let outcome = try await HoardTool.run(
-                command + bad.options, timeLimit: .seconds(30),
+                command + bad.options, timeLimit: .seconds(120),
                 environment: ["HOARD_REMOTE": "", "HOARD_REMOTE_PASSWORD": ""])
             #expect(outcome.status == 64, "\(command.prefix(2)): \(outcome.standardError)")
             #expect(outcome.standardError.contains(bad.named), "\(outcome.standardError)")
@@ -65,7 +65,7 @@ struct RemoteOptionTests {
         defer { scratch.remove() }
         for url in ["redis://:hunter2-secret@127.0.0.1:6379", "rediss://alice:hunter2-secret@127.0.0.1:6380/2"] {
             for command in Self.commands(scratch) {
-                let outcome = try await HoardTool.run(command + ["--remote", url], timeLimit: .seconds(30))
+                let outcome = try await HoardTool.run(command + ["--remote", url], timeLimit: .seconds(120))
                 #expect(outcome.status == 64, "\(outcome.standardError)")
                 #expect(outcome.standardError.contains("HOARD_REMOTE_PASSWORD"), "\(outcome.standardError)")
                 #expect(
@@ -83,7 +83,7 @@ struct RemoteOptionTests {
         let password = ["HOARD_REMOTE_PASSWORD": "hunter2-secret"]
         for command in Self.commands(scratch) {
             let outcome = try await HoardTool.run(
-                command + remote + ["--remote-required"], timeLimit: .seconds(30), environment: password)
+                command + remote + ["--remote-required"], timeLimit: .seconds(120), environment: password)
             #expect(outcome.status == 1, "\(outcome.standardError)")
             #expect(outcome.standardError.contains("--remote-required"), "\(outcome.standardError)")
             #expect(outcome.standardError.contains("127.0.0.1:\(port)"), "names the server: \(outcome.standardError)")
@@ -92,7 +92,7 @@ struct RemoteOptionTests {
         #expect(!FileManager.default.fileExists(atPath: scratch.path("out")), "nothing was written")
 
         let local = try await HoardTool.run(
-            Self.commands(scratch)[0] + remote + ["--json"], timeLimit: .seconds(30), environment: password)
+            Self.commands(scratch)[0] + remote + ["--json"], timeLimit: .seconds(120), environment: password)
         #expect(local.status == 0, "\(local.standardError)")
         let summary = try local.summary()
         #expect(summary["made"] as? Int == 1)
@@ -106,7 +106,7 @@ struct RemoteOptionTests {
         let scratch = try Scratch()
         defer { scratch.remove() }
         let outcome = try await HoardTool.run(
-            Self.commands(scratch)[0] + ["--json"], timeLimit: .seconds(30), environment: ["HOARD_REMOTE": ""])
+            Self.commands(scratch)[0] + ["--json"], timeLimit: .seconds(120), environment: ["HOARD_REMOTE": ""])
         #expect(outcome.status == 0, "\(outcome.standardError)")
         let summary = try outcome.summary()
         for field in ["remoteHits", "remoteWaits", "remoteErrors"] {

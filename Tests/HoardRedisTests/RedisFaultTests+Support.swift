@@ -20,7 +20,7 @@ extension RedisFaultTests {
     static let callLimit: Duration = .seconds(30)
 
     /// The longest a test waits for a server that came back to be used again.
-    static let recoveryLimit: Duration = .seconds(20)
+    static let recoveryLimit: Duration = .seconds(60)
 
     /// The value every test stores under `key`: a read of `key` returns this or nothing.
     static func value(for key: String) -> String {

@@ -133,7 +133,7 @@ enum RedisTierFixtures {
 
     /// Polls `condition` every 50 ms until it holds or `timeout` passes; returns whether it held.
     static func eventually(
-        timeout: Duration = .seconds(10), _ condition: () async throws -> Bool
+        timeout: Duration = .seconds(60), _ condition: () async throws -> Bool
     ) async rethrows -> Bool {
         let deadline = ContinuousClock.now + timeout
         while true {
