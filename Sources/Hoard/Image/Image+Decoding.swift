@@ -26,8 +26,11 @@ extension Image {
     ///   - options: Limits, decode-time downscaling and strictness.
     /// - Throws: ``ImageError``: `emptyData`, `unrecognizedFormat`, `tooLarge` (from the header,
     ///   before pixel memory is allocated), `truncated`, `malformed`, `unsupported`, `outOfMemory`.
-    /// - Complexity: O(pixels), with memory for the output pixels only (plus libjpeg's coefficient
-    ///   buffer for progressive JPEG).
+    /// - Complexity: O(pixels), with memory for the output pixels plus what each library keeps:
+    ///   libjpeg's coefficient buffer for progressive JPEG; libwebp's ARGB copy of a lossless WebP
+    ///   (4 bytes per pixel) and the alpha plane of a lossy one; for AVIF the decoded planes, an
+    ///   RGB copy when cropped or gray, and for a grid up to one AV1 decoder per 65,536 allowed
+    ///   pixels (about 0.4 MB each). All of it is bounded by the pixel limit.
     public init(data: Data, options: DecodingOptions = .init()) throws(ImageError) {
         self = try Self.decodeReportingWarnings(data, options: options).image
     }

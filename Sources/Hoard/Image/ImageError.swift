@@ -15,8 +15,9 @@ public enum ImageError: Error, Sendable, Hashable {
     /// The header declares more pixels than ``Image/DecodingOptions/maximumPixelCount`` allows.
     /// Nothing was allocated for the pixels.
     case tooLarge(ImageFormat, width: Int, height: Int, maximumPixelCount: Int)
-    /// Valid data that this build cannot decode (12-bit or lossless JPEG, or an AVIF feature newer
-    /// than the system's libavif, for example).
+    /// Valid data that this build cannot decode (12-bit or lossless JPEG, an AVIF feature newer
+    /// than the system's libavif, or an AVIF grid of more tiles than the pixel limit allows, one
+    /// per 65,536 pixels, as each costs an AV1 decoder of its own).
     case unsupported(ImageFormat, message: String)
     /// The codec ran out of memory, or reached the memory cap derived from the pixel limit.
     case outOfMemory(ImageFormat, message: String)
