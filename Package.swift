@@ -3,9 +3,9 @@ import PackageDescription
 
 let package = Package(
     name: "Hoard",
-    // Linux is built and tested in CI; macOS should work with Homebrew's libpng and jpeg-turbo but
-    // is not tested here. iOS, tvOS and watchOS are not supported: their SDKs have no pkg-config
-    // libpng or libjpeg (see the README's Platforms section).
+    // Linux is built and tested in CI; macOS should work with Homebrew's libpng, jpeg-turbo, webp,
+    // giflib and libavif but is not tested here. iOS, tvOS and watchOS are not supported: their
+    // SDKs have no pkg-config image libraries (see the README's Platforms section).
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "Hoard", targets: ["Hoard"]),
@@ -35,6 +35,21 @@ let package = Package(
             pkgConfig: "libjpeg",
             providers: [.apt(["libjpeg-dev"]), .brew(["jpeg-turbo"])]
         ),
+        .systemLibrary(
+            name: "CHoardWebP",
+            pkgConfig: "libwebpdemux",
+            providers: [.apt(["libwebp-dev"]), .brew(["webp"])]
+        ),
+        .systemLibrary(
+            name: "CHoardGIF",
+            pkgConfig: "libgif",
+            providers: [.apt(["libgif-dev"]), .brew(["giflib"])]
+        ),
+        .systemLibrary(
+            name: "CHoardAVIF",
+            pkgConfig: "libavif",
+            providers: [.apt(["libavif-dev"]), .brew(["libavif"])]
+        ),
         // SHA-256 for the disk cache's file names: OpenSSL's libcrypto on Linux (Apple platforms use
         // CommonCrypto, part of the OS). A system library rather than swift-crypto, whose own copy
         // of BoringSSL would double the C a first build compiles (the tool's TLS brings one already).
@@ -43,12 +58,13 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
-        // All of libpng and libjpeg (and every setjmp/longjmp) lives in this C target, with the
-        // checksums and the hash.
+        // All of libpng, libjpeg, libwebp, giflib and libavif (and every setjmp/longjmp) lives in
+        // this C target, with the checksums and the hash.
         .target(
             name: "CHoardCodecs",
             dependencies: [
-                "CHoardPNG", "CHoardJPEG", .target(name: "CHoardCrypto", condition: .when(platforms: [.linux])),
+                "CHoardPNG", "CHoardJPEG", "CHoardWebP", "CHoardGIF", "CHoardAVIF",
+                .target(name: "CHoardCrypto", condition: .when(platforms: [.linux])),
             ]
         ),
         // What the library and the tool share: system calls that retry EINTR and name the failing

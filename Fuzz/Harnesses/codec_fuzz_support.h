@@ -1,5 +1,6 @@
-// Shared by the C codec harnesses (png_decode.c, jpeg_decode.c): decoding options picked from the
-// input, the pixel limit, and the checks every decode must pass whatever the bytes.
+// Shared by the C codec harnesses (png_decode.c, jpeg_decode.c, webp_decode.c, gif_decode.c,
+// avif_decode.c): decoding options picked from the input, the pixel limit, and the checks every
+// decode must pass whatever the bytes.
 #ifndef HOARD_CODEC_FUZZ_SUPPORT_H
 #define HOARD_CODEC_FUZZ_SUPPORT_H
 
@@ -30,7 +31,7 @@ static uint32_t hoard_fuzz_hash(const uint8_t *data, size_t size) {
 }
 
 /// The library's defaults (1,000 scans, strict about truncation, lenient about warnings) for
-/// three inputs in four; the rest flip one policy or ask for DCT downscaling.
+/// three inputs in four; the rest flip one policy or ask for decode-time downscaling (JPEG, WebP).
 static hoard_decode_options hoard_fuzz_options(const uint8_t *data, size_t size) {
     hoard_decode_options options;
     memset(&options, 0, sizeof options);
@@ -74,7 +75,7 @@ static void hoard_fuzz_check_info(const hoard_image_info *info, uint64_t max_pix
     }
 }
 
-/// libpng and libjpeg are system libraries without ASan instrumentation: their own stores into
+/// The codec libraries are system libraries without ASan instrumentation: their own stores into
 /// our pixel buffer are not checked. A guard band after the buffer catches a decoder that writes
 /// more rows or wider rows than it announced.
 enum { HOARD_FUZZ_GUARD = 4096 };

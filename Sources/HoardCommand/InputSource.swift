@@ -9,8 +9,9 @@ enum InputSource: Sendable, Hashable {
     /// A local file, by absolute path.
     case file(String)
 
-    /// The image file extensions a folder input is searched for.
-    static let imageExtensions: Set<String> = ["jpg", "jpeg", "png"]
+    /// The image file extensions a folder input is searched for. The files' formats are still
+    /// sniffed from their bytes: an extension only picks what a folder walk reads.
+    static let imageExtensions: Set<String> = ["jpg", "jpeg", "png", "webp", "gif", "avif"]
 
     /// Parses one input: a URL with a scheme, or a path.
     init(_ argument: String) throws(InputError) {

@@ -30,7 +30,8 @@ struct ThumbnailsCommand: AsyncParsableCommand {
 
     @Argument(
         help: ArgumentHelp(
-            "Images: http(s) URLs, file URLs, paths, or folders (searched for .jpg, .jpeg, .png).", valueName: "INPUT"))
+            "Images: http(s) URLs, file URLs, paths, or folders (searched for .jpg, .jpeg, .png, .webp, .gif, .avif).",
+            valueName: "INPUT"))
     var inputs: [String] = []
 
     @Option(

@@ -153,7 +153,7 @@ struct ThumbnailsCommandTests {
             ("\(base)/huge-chunked.jpg", "larger than the limit of 200000 bytes"),
             ("\(base)/huge-declared.jpg", "larger than the limit of 200000 bytes"),
             ("\(base)/loop.jpg", "redirect loop"),
-            ("\(base)/page.jpg", "neither PNG nor JPEG"),
+            ("\(base)/page.jpg", "not PNG, JPEG, WebP, GIF or AVIF"),
             ("\(base)/truncated.jpg", "Truncated JPEG data: Premature end of JPEG file"),
             ("\(base)/empty.jpg", "Image data is empty"),
             ("ftp://127.0.0.1/a.jpg", "unsupported URL scheme \"ftp\""),
@@ -216,7 +216,9 @@ struct ThumbnailsCommandTests {
         #expect(outcome.status == 64, "\(outcome.standardError)")
     }
 
-    @Test("a folder is searched at any depth for image files, in sorted order; links count as their targets")
+    @Test(
+        "a folder is searched at any depth for .jpg, .jpeg, .png, .webp, .gif and .avif files, in sorted order; links count as their targets"
+    )
     func folderExpansion() async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
@@ -229,7 +231,13 @@ struct ThumbnailsCommandTests {
             try Self.png.write(to: URL(fileURLWithPath: root + "/" + image))
         }
         try Self.jpeg.write(to: URL(fileURLWithPath: root + "/a/y.jpeg"))
-        for other in ["notes.txt", "a/jpg", "c.jpg/inner.gif"] {
+        for (image, source) in [
+            ("b/v.webp", "webp/test.webp"), ("a/u.GIF", "gif/hopper.gif"), ("t.avif", "avif/irot1.avif"),
+        ] {
+            try Data(contentsOf: testImages.appendingPathComponent(source)).write(
+                to: URL(fileURLWithPath: root + "/" + image))
+        }
+        for other in ["notes.txt", "a/jpg", "c.jpg/inner.bmp"] {
             try Data("not an image".utf8).write(to: URL(fileURLWithPath: root + "/" + other))
         }
         try files.createSymbolicLink(atPath: root + "/link.png", withDestinationPath: root + "/b/w.png")
@@ -243,8 +251,10 @@ struct ThumbnailsCommandTests {
         let inputs = Self.results(try outcome.summary()).compactMap {
             ($0["input"] as? String)?.components(separatedBy: "/in/").last
         }
-        #expect(inputs == ["a/y.jpeg", "b/deeper/z.PNG", "b/w.png", "link.png", "x.jpg"], "\(inputs)")
-        #expect(try outcome.summary()["made"] as? Int == 5)
+        #expect(
+            inputs == ["a/u.GIF", "a/y.jpeg", "b/deeper/z.PNG", "b/v.webp", "b/w.png", "link.png", "t.avif", "x.jpg"],
+            "\(inputs)")
+        #expect(try outcome.summary()["made"] as? Int == 8)
     }
 
     @Test("output names are stable and collision-free; --format picks the encoder")

@@ -1,9 +1,12 @@
-// CHoardCodecs: Hoard's only C: libpng and libjpeg(-turbo), and the CRC-32C of disk entries.
+// CHoardCodecs: Hoard's only C: libpng, libjpeg(-turbo), libwebp, giflib and libavif, and the
+// CRC-32C of disk entries.
 //
 // Every setjmp/longjmp, libjpeg error_exit and libpng error callback lives in the .c files of this
 // target: a longjmp across Swift frames is undefined behaviour. Swift sees only the prefixed
-// functions and plain structs below; no libpng or libjpeg type leaks out. Every function reports
-// failure through a status code and the library's own message text: nothing here exits or prints.
+// functions and plain structs below; no library type leaks out. Every function reports failure
+// through a status code and the library's own message text: nothing here exits or prints (dav1d,
+// the AV1 decoder libavif drives, logs some refusals to standard error itself; libavif 0.11 offers
+// no way to silence it).
 
 #ifndef CHOARD_CODECS_H
 #define CHOARD_CODECS_H
@@ -46,15 +49,16 @@ typedef struct {
     int warning_count;
 } hoard_codec_result;
 
-/// Decoding settings shared by both formats.
+/// Decoding settings shared by every format.
 typedef struct {
     /// Refuse images whose header declares more than this many pixels; 0 means no limit.
     uint64_t max_pixels;
     /// JPEG only: DCT scaling denominator, 1, 2, 4 or 8 (0 is read as 1). Ignored when
     /// `target_size` is set.
     uint32_t scale_denominator;
-    /// JPEG only: pick the smallest DCT scale (1/8, 1/4, 1/2, 1/1) whose longest side is still at
-    /// least this many pixels; 0 means use `scale_denominator`.
+    /// JPEG: pick the smallest DCT scale (1/8, 1/4, 1/2, 1/1) whose longest side is still at least
+    /// this many pixels; 0 means use `scale_denominator`. Still WebP: the same rule over every
+    /// power of two (libwebp scales while decoding). 0 means full size.
     uint32_t target_size;
     /// JPEG only: accept data that ends early (libjpeg's "Premature end of JPEG file").
     int allow_truncated;
@@ -66,10 +70,13 @@ typedef struct {
 
 /// What a decoder learned from the header.
 typedef struct {
-    /// The size the header declares.
+    /// The size the header declares: for GIF the canvas (the logical screen, grown to hold the
+    /// first image), for AVIF the image after its clean-aperture crop (the size before the crop
+    /// when the limit refused it).
     uint32_t declared_width;
     uint32_t declared_height;
-    /// The size of the pixels `*_decoder_read` writes (smaller than declared when DCT scaling applies).
+    /// The size of the pixels `*_decoder_read` writes (smaller than declared when DCT scaling or
+    /// WebP scaling applies).
     uint32_t width;
     uint32_t height;
     /// Interleaved 8-bit channels per pixel: 1 gray, 2 gray+alpha, 3 RGB, 4 RGBA.
@@ -124,6 +131,67 @@ void hoard_jpeg_decoder_destroy(hoard_jpeg_decoder *decoder);
 /// `hoard_codec_free`.
 int hoard_jpeg_encode(const uint8_t *pixels, uint32_t width, uint32_t height, uint32_t channels,
                       int quality, uint8_t **output, size_t *output_size, hoard_codec_result *result);
+
+// MARK: - WebP
+
+typedef struct hoard_webp_decoder hoard_webp_decoder;
+
+/// Reads the WebP header of `data` and sets up 8-bit RGB, or RGBA when the file has alpha.
+/// A still image may be scaled while decoding (`target_size`); an animation gives its first frame
+/// composited on a transparent canvas the size VP8X declares (no scaling). `data` must stay valid
+/// until the decoder is destroyed. Returns NULL on failure.
+hoard_webp_decoder *hoard_webp_decoder_create(const uint8_t *data, size_t size,
+                                              const hoard_decode_options *options,
+                                              hoard_image_info *info, hoard_codec_result *result);
+/// The payload of the EXIF chunk (starting at the TIFF header; an `Exif\0\0` prefix is skipped),
+/// if there is one. Returns 1 and sets `bytes`/`length` (valid while the decoder lives), else 0.
+int hoard_webp_decoder_exif(const hoard_webp_decoder *decoder, const uint8_t **bytes, size_t *length);
+/// Decodes all pixels into `pixels` (`width * height * channels` bytes, tightly packed).
+/// The decoder cannot be read twice. Returns a `hoard_codec_status`.
+int hoard_webp_decoder_read(hoard_webp_decoder *decoder, uint8_t *pixels, size_t capacity,
+                            hoard_codec_result *result);
+void hoard_webp_decoder_destroy(hoard_webp_decoder *decoder);
+
+// MARK: - GIF
+
+typedef struct hoard_gif_decoder hoard_gif_decoder;
+
+/// Reads the GIF header and the records up to the first image descriptor, and sets up 8-bit RGB,
+/// or RGBA when the first image has a transparent colour or leaves part of the canvas uncovered.
+/// The canvas is the logical screen, grown to hold the first image if it reaches past it.
+/// Nothing after the first image is ever read. `data` must stay valid until the decoder is
+/// destroyed. Returns NULL on failure.
+hoard_gif_decoder *hoard_gif_decoder_create(const uint8_t *data, size_t size,
+                                            const hoard_decode_options *options,
+                                            hoard_image_info *info, hoard_codec_result *result);
+/// Decodes the first image (interlacing undone, its palette applied, its transparent colour and
+/// the canvas it does not cover as transparent black) into `pixels` (`width * height * channels`
+/// bytes). The decoder cannot be read twice. Returns a `hoard_codec_status`.
+int hoard_gif_decoder_read(hoard_gif_decoder *decoder, uint8_t *pixels, size_t capacity,
+                           hoard_codec_result *result);
+void hoard_gif_decoder_destroy(hoard_gif_decoder *decoder);
+
+// MARK: - AVIF
+
+typedef struct hoard_avif_decoder hoard_avif_decoder;
+
+/// Parses the AVIF container, checks the declared size against the limit, then decodes the AV1
+/// data of the primary item (or the first frame of a sequence; grids assembled by libavif) with
+/// the same limit on every frame the AV1 decoder sees. Output is 8 bits per channel (10 and 12
+/// reduced): gray for 4:0:0, else RGB, each with alpha when the file has it; the clean aperture
+/// (`clap`) is applied, the rotation and mirror are reported by `hoard_avif_decoder_transform`.
+/// `data` must stay valid until the decoder is destroyed. Returns NULL on failure.
+hoard_avif_decoder *hoard_avif_decoder_create(const uint8_t *data, size_t size,
+                                              const hoard_decode_options *options,
+                                              hoard_image_info *info, hoard_codec_result *result);
+/// The display transform after the crop: `irot` as quarter turns anticlockwise (0-3), then `imir`
+/// as the axis (-1 no mirror, 0 top and bottom exchanged, 1 left and right exchanged).
+void hoard_avif_decoder_transform(const hoard_avif_decoder *decoder, int *quarter_turns, int *mirror_axis);
+/// Converts the decoded pixels into `pixels` (`width * height * channels` bytes, tightly packed).
+/// The decoder cannot be read twice. Returns a `hoard_codec_status`.
+int hoard_avif_decoder_read(hoard_avif_decoder *decoder, uint8_t *pixels, size_t capacity,
+                            hoard_codec_result *result);
+void hoard_avif_decoder_destroy(hoard_avif_decoder *decoder);
 
 // MARK: - Checksums
 

@@ -27,7 +27,8 @@ extension Image: Cachable {
         pixels.count
     }
 
-    /// Decodes PNG or JPEG bytes with the default ``DecodingOptions``.
+    /// Decodes PNG or JPEG bytes (what ``encode()`` stores; WebP, GIF and AVIF too) with the
+    /// default ``DecodingOptions``.
     ///
     /// - Throws: ``ImageError``.
     public static func decode(_ data: Data) throws -> Image {

@@ -1,12 +1,20 @@
 import Foundation
 
 extension Image {
-    /// Decodes a PNG or JPEG file.
+    /// Decodes a PNG, JPEG, WebP, GIF or AVIF file.
     ///
-    /// The format is sniffed from the leading bytes. PNG comes back with its stored values (no
-    /// gamma correction), 16-bit channels reduced to their high byte, palettes expanded and tRNS
-    /// turned into alpha. JPEG comes back as gray or RGB (CMYK and YCCK converted), turned upright
-    /// according to its EXIF orientation unless ``DecodingOptions/appliesOrientation`` is off.
+    /// The format is sniffed from the leading bytes (see ``ImageFormat/init(sniffing:)``), never
+    /// taken from a name. PNG comes back with its stored values (no gamma correction), 16-bit
+    /// channels reduced to their high byte, palettes expanded and tRNS turned into alpha. JPEG comes
+    /// back as gray or RGB (CMYK and YCCK converted). WebP comes back as RGB or RGBA; an animation
+    /// as its first frame on a transparent canvas. GIF comes back as its first image on its canvas
+    /// (the logical screen, grown to hold that image), RGBA when it has a transparent colour or
+    /// leaves part of the canvas uncovered (both transparent black), else RGB; nothing after the
+    /// first image is read. AVIF comes back as gray (4:0:0) or RGB, with alpha when it has an alpha
+    /// item, 10 and 12 bits reduced to 8, its clean aperture cropped; a sequence as its first
+    /// frame. JPEG and WebP are turned upright according to their EXIF orientation, AVIF according
+    /// to its `irot` and `imir`, unless ``DecodingOptions/appliesOrientation`` is off. ICC profiles
+    /// and HDR transfer functions are not applied: the values are the stored ones.
     ///
     /// ```swift
     /// let image = try Image(data: try Data(contentsOf: url))
@@ -18,8 +26,11 @@ extension Image {
     ///   - options: Limits, decode-time downscaling and strictness.
     /// - Throws: ``ImageError``: `emptyData`, `unrecognizedFormat`, `tooLarge` (from the header,
     ///   before pixel memory is allocated), `truncated`, `malformed`, `unsupported`, `outOfMemory`.
-    /// - Complexity: O(pixels), with memory for the output pixels only (plus libjpeg's coefficient
-    ///   buffer for progressive JPEG).
+    /// - Complexity: O(pixels), with memory for the output pixels plus what each library keeps:
+    ///   libjpeg's coefficient buffer for progressive JPEG; libwebp's ARGB copy of a lossless WebP
+    ///   (4 bytes per pixel) and the alpha plane of a lossy one; for AVIF the decoded planes, an
+    ///   RGB copy when cropped or gray, and for a grid up to one AV1 decoder per 65,536 allowed
+    ///   pixels (about 0.4 MB each). All of it is bounded by the pixel limit.
     public init(data: Data, options: DecodingOptions = .init()) throws(ImageError) {
         self = try Self.decodeReportingWarnings(data, options: options).image
     }
@@ -27,7 +38,10 @@ extension Image {
     /// Decodes like ``init(data:options:)`` and also returns the decoder's warnings.
     ///
     /// libjpeg and libpng go on after some damage (extraneous bytes before a marker, a bad CRC
-    /// on an ancillary chunk) and say so in a warning; this is where those warnings surface.
+    /// on an ancillary chunk) and say so in a warning, as Hoard does for a GIF whose first image
+    /// reaches past its screen or indexes past its palette, a WebP whose EXIF chunk cannot be read,
+    /// and an AVIF whose clean aperture is not a window inside it (ignored); this is where those
+    /// warnings surface.
     ///
     /// - Returns: The image and the warnings, one message each, in the order they were emitted.
     /// - Throws: As ``init(data:options:)``.
@@ -38,8 +52,8 @@ extension Image {
         return (decoded.image, decoded.warnings)
     }
 
-    /// Makes a thumbnail from encoded bytes in one call: decode-time downscaling first (JPEG), then
-    /// a resampling filter down to the box.
+    /// Makes a thumbnail from encoded bytes in one call: decode-time downscaling first (JPEG, still
+    /// WebP), then a resampling filter down to the box.
     ///
     /// The thumbnail's size comes from the image's full size (after EXIF orientation), not from
     /// the DCT-scaled decode, and is rounded as Pillow's `Image.thumbnail` rounds it (see
@@ -52,7 +66,7 @@ extension Image {
     /// ```
     ///
     /// - Parameters:
-    ///   - data: A PNG or JPEG file.
+    ///   - data: A PNG, JPEG, WebP, GIF or AVIF file.
     ///   - box: The longest side of the result, at least 1. Smaller images keep their size.
     ///   - options: Decoding options; its ``DecodingOptions/targetSize`` is set to `box`.
     ///   - filter: The resampling filter for the final step.

@@ -4,7 +4,7 @@ extension Image {
     ///
     /// ```swift
     /// var options = Image.DecodingOptions()
-    /// options.targetSize = 256          // let libjpeg decode at 1/2, 1/4 or 1/8 scale
+    /// options.targetSize = 256          // let libjpeg (or libwebp) decode at a reduced scale
     /// let preview = try Image(data: bytes, options: options)
     /// ```
     public struct DecodingOptions: Sendable, Hashable {
@@ -20,15 +20,19 @@ extension Image {
         /// JPEG decoding then uses libjpeg's DCT scaling (1/2, 1/4 or 1/8), picking the smallest
         /// scale whose longest side is still at least `targetSize`, so the full-size raster is never
         /// allocated. The result is therefore between `targetSize` and twice it (or full size when
-        /// smaller); follow with ``Image/resized(toFit:filter:)`` for the exact size. PNG has no such
-        /// scaling and decodes at full size.
+        /// smaller); follow with ``Image/resized(toFit:filter:)`` for the exact size. A still WebP
+        /// follows the same rule with any power of two (libwebp scales while decoding). PNG, GIF,
+        /// AVIF and animated WebP have no such scaling and decode at full size.
         public var targetSize: Int?
 
-        /// Whether to turn JPEG pixels upright according to their EXIF orientation (1-8). Default `true`.
+        /// Whether to turn pixels upright: JPEG and WebP by their EXIF orientation (1-8), AVIF by its
+        /// `irot` and `imir` properties (its `clap` crop always applies). Default `true`.
         public var appliesOrientation: Bool = true
 
-        /// Whether data that ends early may decode (libjpeg fills the rest with gray). Default
-        /// `false`: truncation throws ``ImageError/truncated(_:message:)``.
+        /// Whether JPEG data that ends early may decode (libjpeg fills the rest with gray). Default
+        /// `false`: truncation throws ``ImageError/truncated(_:message:)``. The other formats always
+        /// throw it (a GIF or an animated WebP cut after its first frame still decodes: nothing
+        /// after the first frame is read).
         public var allowsTruncatedData: Bool = false
 
         /// Whether any decoder warning (for example libjpeg's "Corrupt JPEG data: extraneous bytes

@@ -62,3 +62,27 @@ extension Image {
         return Image(unchecked: outWidth, height: outHeight, format: format, pixels: output)
     }
 }
+
+extension Image.Orientation {
+    /// The orientation that turns stored pixels the way HEIF's transform properties say: `irot`
+    /// first (quarter turns anticlockwise), then `imir` (ISO/IEC 23008-12, 6.5.10 and 6.5.12).
+    ///
+    /// ```swift
+    /// Image.Orientation(quarterTurnsAnticlockwise: 3, mirrorAxis: nil)  // .right: 90° clockwise
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - turns: `irot`'s angle in quarter turns anticlockwise; only its value modulo 4 counts.
+    ///   - mirrorAxis: `imir`'s axis: 0 exchanges top and bottom, 1 exchanges left and right,
+    ///     `nil` for no mirroring.
+    init(quarterTurnsAnticlockwise turns: Int, mirrorAxis: Int?) {
+        let quarter = ((turns % 4) + 4) % 4
+        switch mirrorAxis {
+        case nil: self = [.up, .left, .down, .right][quarter]
+        // Left and right exchanged after the turn.
+        case 1: self = [.upMirrored, .rightMirrored, .downMirrored, .leftMirrored][quarter]
+        // Top and bottom exchanged: the same as left and right after a further half turn.
+        default: self = [.downMirrored, .leftMirrored, .upMirrored, .rightMirrored][quarter]
+        }
+    }
+}

@@ -2,9 +2,9 @@ import Foundation
 
 /// A decoded raster image: 8 bits per channel, tightly packed rows.
 ///
-/// `Image` is a value type: copies share storage until one of them changes. It decodes PNG and
-/// JPEG (the format is sniffed from the bytes, never taken from a file name), encodes both, and
-/// resizes with a real resampling filter.
+/// `Image` is a value type: copies share storage until one of them changes. It decodes PNG, JPEG,
+/// WebP, GIF and AVIF (the format is sniffed from the bytes, never taken from a file name),
+/// encodes PNG and JPEG, and resizes with a real resampling filter.
 ///
 /// ```swift
 /// let photo = try Image(data: jpegBytes)                 // EXIF orientation applied

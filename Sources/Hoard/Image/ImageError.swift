@@ -1,21 +1,24 @@
 import HoardSystem
 /// Why an image could not be decoded, encoded or built.
 ///
-/// Every case names the format involved and, where libpng or libjpeg gave one, the library's own
-/// message, so a log line says what failed and where without a debugger.
+/// Every case names the format involved and, where the codec library (libpng, libjpeg, libwebp,
+/// giflib, libavif) gave one, its own message, so a log line says what failed and where without a
+/// debugger.
 public enum ImageError: Error, Sendable, Hashable {
     /// The data is empty.
     case emptyData
-    /// The leading bytes are neither a PNG nor a JPEG signature.
+    /// The leading bytes match none of the signatures ``ImageFormat/init(sniffing:)`` knows.
     case unrecognizedFormat(leadingBytes: [UInt8])
-    /// The decoder rejected the data; `message` is libpng's or libjpeg's text.
+    /// The decoder rejected the data; `message` is the library's text.
     case malformed(ImageFormat, message: String)
     /// The data ends before the image does (for JPEG, libjpeg's "Premature end of JPEG file").
     case truncated(ImageFormat, message: String)
     /// The header declares more pixels than ``Image/DecodingOptions/maximumPixelCount`` allows.
     /// Nothing was allocated for the pixels.
     case tooLarge(ImageFormat, width: Int, height: Int, maximumPixelCount: Int)
-    /// Valid data that this build cannot decode (12-bit or lossless JPEG, for example).
+    /// Valid data that this build cannot decode (12-bit or lossless JPEG, an AVIF feature newer
+    /// than the system's libavif, or an AVIF grid of more tiles than the pixel limit allows, one
+    /// per 65,536 pixels, as each costs an AV1 decoder of its own).
     case unsupported(ImageFormat, message: String)
     /// The codec ran out of memory, or reached the memory cap derived from the pixel limit.
     case outOfMemory(ImageFormat, message: String)
@@ -37,7 +40,7 @@ extension ImageError: CustomStringConvertible {
         case .emptyData:
             "Image data is empty"
         case .unrecognizedFormat(let bytes):
-            "Image data is neither PNG nor JPEG (starts with \(Self.hex(bytes)))"
+            "Image data is not PNG, JPEG, WebP, GIF or AVIF (starts with \(Self.hex(bytes)))"
         case .malformed(let format, let message):
             "Malformed \(format.name) data: \(message)"
         case .truncated(let format, let message):
@@ -77,6 +80,14 @@ extension ImageError: CustomStringConvertible {
 }
 
 extension ImageFormat {
-    /// The name used in messages: `PNG` or `JPEG`.
-    var name: String { rawValue.uppercased() }
+    /// The name used in messages: `PNG`, `JPEG`, `WebP`, `GIF` or `AVIF`.
+    var name: String {
+        switch self {
+        case .png: "PNG"
+        case .jpeg: "JPEG"
+        case .webp: "WebP"
+        case .gif: "GIF"
+        case .avif: "AVIF"
+        }
+    }
 }

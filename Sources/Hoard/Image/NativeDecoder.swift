@@ -13,23 +13,38 @@ struct NativeDecoder: Sendable {
             OpaquePointer?, UnsafeMutablePointer<UInt8>?, Int, UnsafeMutablePointer<hoard_codec_result>?
         ) -> Int32
     typealias Destroy = @convention(c) (OpaquePointer?) -> Void
+    /// How the stored pixels must be turned, read from a created decoder.
+    typealias ReadOrientation = @Sendable (OpaquePointer) -> Image.Orientation
 
     let format: ImageFormat
     let create: Create
     let read: Read
     let destroy: Destroy
+    let orientation: ReadOrientation
 
     static let png = NativeDecoder(
         format: .png, create: hoard_png_decoder_create, read: hoard_png_decoder_read,
-        destroy: hoard_png_decoder_destroy)
+        destroy: hoard_png_decoder_destroy, orientation: { _ in .up })
     static let jpeg = NativeDecoder(
         format: .jpeg, create: hoard_jpeg_decoder_create, read: hoard_jpeg_decoder_read,
-        destroy: hoard_jpeg_decoder_destroy)
+        destroy: hoard_jpeg_decoder_destroy, orientation: { exifOrientation($0, hoard_jpeg_decoder_exif) })
+    static let webp = NativeDecoder(
+        format: .webp, create: hoard_webp_decoder_create, read: hoard_webp_decoder_read,
+        destroy: hoard_webp_decoder_destroy, orientation: { exifOrientation($0, hoard_webp_decoder_exif) })
+    static let gif = NativeDecoder(
+        format: .gif, create: hoard_gif_decoder_create, read: hoard_gif_decoder_read,
+        destroy: hoard_gif_decoder_destroy, orientation: { _ in .up })
+    static let avif = NativeDecoder(
+        format: .avif, create: hoard_avif_decoder_create, read: hoard_avif_decoder_read,
+        destroy: hoard_avif_decoder_destroy, orientation: avifOrientation)
 
     static func forFormat(_ format: ImageFormat) -> NativeDecoder {
         switch format {
         case .png: .png
         case .jpeg: .jpeg
+        case .webp: .webp
+        case .gif: .gif
+        case .avif: .avif
         }
     }
 
@@ -37,8 +52,8 @@ struct NativeDecoder: Sendable {
     /// array that the image keeps.
     ///
     /// - Returns: The image as decoded (before orientation, and smaller than declared when DCT
-    ///   scaling applied), the size its header declares (also before orientation), its EXIF
-    ///   orientation, and the warnings.
+    ///   or WebP scaling applied), the size its header declares (also before orientation), its
+    ///   orientation (EXIF for JPEG and WebP, `irot`/`imir` for AVIF), and the warnings.
     func decode(_ data: Data, options: Image.DecodingOptions) throws(ImageError)
         -> (image: Image, declaredWidth: Int, declaredHeight: Int, orientation: Image.Orientation, warnings: [String])
     {
@@ -59,7 +74,7 @@ struct NativeDecoder: Sendable {
                 return .failure(result.imageError(format, info: info, options: options))
             }
             defer { destroy(decoder) }
-            let orientation = format == .jpeg ? Self.exifOrientation(decoder) : .up
+            let orientation = self.orientation(decoder)
             guard let pixelFormat = Image.PixelFormat(channelCount: Int(info.channels)),
                 info.width > 0, info.height > 0
             else {
@@ -93,11 +108,24 @@ struct NativeDecoder: Sendable {
         return (image, declaredWidth, declaredHeight, orientation, result.warningLines)
     }
 
-    private static func exifOrientation(_ decoder: OpaquePointer) -> Image.Orientation {
+    /// The orientation tag of the Exif block a JPEG or WebP decoder found, else ``Image/Orientation/up``.
+    private static func exifOrientation(
+        _ decoder: OpaquePointer,
+        _ exif: (OpaquePointer?, UnsafeMutablePointer<UnsafePointer<UInt8>?>?, UnsafeMutablePointer<Int>?) -> Int32
+    ) -> Image.Orientation {
         var bytes: UnsafePointer<UInt8>?
         var length = 0
-        guard hoard_jpeg_decoder_exif(decoder, &bytes, &length) == 1, let bytes else { return .up }
+        guard exif(decoder, &bytes, &length) == 1, let bytes else { return .up }
         return ExifOrientationReader.orientation(in: UnsafeBufferPointer(start: bytes, count: length)) ?? .up
+    }
+
+    /// The orientation an AVIF's `irot` and `imir` give (after its `clap` crop, which the C layer
+    /// applies). Its Exif orientation, if any, is ignored, as MIAF requires.
+    private static func avifOrientation(_ decoder: OpaquePointer) -> Image.Orientation {
+        var turns: Int32 = 0
+        var axis: Int32 = -1
+        hoard_avif_decoder_transform(decoder, &turns, &axis)
+        return Image.Orientation(quarterTurnsAnticlockwise: Int(turns), mirrorAxis: axis < 0 ? nil : Int(axis))
     }
 }
 

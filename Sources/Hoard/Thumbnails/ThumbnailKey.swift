@@ -178,7 +178,7 @@ public struct ThumbnailKey: Sendable, Hashable {
     /// let thumbnail = try key.thumbnail(from: Data(contentsOf: photoURL))
     /// ```
     ///
-    /// - Parameter data: The source image, PNG or JPEG.
+    /// - Parameter data: The source image: PNG, JPEG, WebP, GIF or AVIF.
     /// - Returns: The thumbnail, upright.
     /// - Throws: ``ImageError``, as ``Image/thumbnail(from:fittingIn:options:filter:)``.
     public func thumbnail(from data: Data) throws(ImageError) -> Image {

@@ -135,11 +135,15 @@ struct BadInputTests {
     }
 
     @Test(
-        "valid images in formats Hoard does not decode yet are refused as unrecognised",
-        .needsCorpus, arguments: CorpusManifest.undecodedValidEntries)
+        "HEIC and HEIF files (HEVC, which Hoard does not decode) are refused as unrecognised",
+        .needsCorpus, arguments: CorpusManifest.undecodedEntries)
     func undecodedFormats(_ entry: CorpusEntry) throws {
         let data = try TestFiles.corpusFile(entry.path)
-        #expect(throws: ImageError.self, "\(entry.format)") { try Image(data: data) }
+        let error = #expect(throws: ImageError.self, "\(entry.format)") { try Image(data: data) }
+        guard case .unrecognizedFormat? = error else {
+            Issue.record("\(entry.path): \(String(describing: error))")
+            return
+        }
     }
 
     @Test("the manifest's valid images decode", .needsCorpus, arguments: CorpusManifest.entries("valid"))
@@ -156,13 +160,34 @@ struct BadInputTests {
 
     @Test(
         "12-bit, lossless and other extended JPEGs decode or say they are unsupported",
-        .needsCorpus, arguments: CorpusManifest.entries("valid-extended"))
+        .needsCorpus, arguments: CorpusManifest.entries(format: "JPEG", "valid-extended"))
     func extendedFiles(_ entry: CorpusEntry) throws {
         let data = try TestFiles.corpusFile(entry.path)
         do {
             _ = try Image(data: data)
         } catch .unsupported(.jpeg, let message) {
             #expect(message.contains("Unsupported") || message.contains("not"), "\(message)")
+        }
+    }
+
+    /// libavif 0.11 (Debian 12) predates these files' features (the `mini` box, size-0 meta, audio
+    /// tracks) and cannot tell them from damage: a newer libavif decodes them.
+    @Test(
+        "AVIF files that need a newer libavif decode or throw a typed error with libavif's message",
+        .needsCorpus, arguments: CorpusManifest.entries(format: "AVIF", "valid-extended"))
+    func extendedAVIFFiles(_ entry: CorpusEntry) throws {
+        let data = try TestFiles.corpusFile(entry.path)
+        do {
+            _ = try Image(data: data)
+        } catch {
+            switch error {
+            case .malformed(.avif, let message), .unsupported(.avif, let message):
+                #expect(message.hasPrefix("avifDecoderParse: "), "\(message)")
+            case .unrecognizedFormat:
+                break  // a `mini` file's ftyp may have no avif brand
+            default:
+                Issue.record("\(entry.path): \(error)")
+            }
         }
     }
 }

@@ -1,0 +1,144 @@
+import Foundation
+import Testing
+
+@testable import Hoard
+
+@Suite("GIF decoding")
+struct GIFDecodingTests {
+    /// `pixel_index_beyond_palette.gif` has no reference: it has a test of its own.
+    static let files = DecoderReference.files(in: "gif", suffixes: [".gif"]).filter {
+        $0 != "pixel_index_beyond_palette.gif"
+    }
+
+    static let palette: [[UInt8]] = [[255, 0, 0], [0, 255, 0], [0, 0, 255], [255, 255, 255]]
+
+    @Test("the core set covers interlacing, local and global palettes, transparency and animation")
+    func coverage() {
+        #expect(Self.files.count == 16)
+    }
+
+    /// Exact: a GIF pixel is a palette entry, with no arithmetic to round.
+    @Test(
+        "decodes exactly as Pillow's first frame (uncovered canvas and transparent colour as transparent black)",
+        arguments: files)
+    func matchesReference(_ name: String) throws {
+        let image = try Image(data: TestFiles.testImage("gif/\(name)"))
+        try DecoderReference.expectMatch(image, DecoderReference.image("gif", for: name), tolerance: 0, name)
+    }
+
+    @Test("interlaced and sequential images with the same rows decode alike", arguments: [1, 2, 3, 5, 8, 9, 17])
+    func interlacing(_ height: Int) throws {
+        let indices = (0..<height).flatMap { row in [UInt8](repeating: UInt8(row % 4), count: 3) }
+        var interlaced = GIFBuilder(width: 3, height: height, palette: Self.palette)
+        interlaced.image(width: 3, height: height, indices: indices, interlaced: true)
+        var sequential = GIFBuilder(width: 3, height: height, palette: Self.palette)
+        sequential.image(width: 3, height: height, indices: indices)
+        let image = try Image(data: interlaced.finished())
+        #expect(image == (try Image(data: sequential.finished())))
+        #expect(image.format == .rgb8 && Array(image.pixels.suffix(3)) == Self.palette[(height - 1) % 4])
+    }
+
+    @Test("a local palette wins over the global one; without either, indices are gray levels")
+    func palettes() throws {
+        var local = GIFBuilder(width: 2, height: 1, palette: Self.palette)
+        local.image(width: 2, height: 1, indices: [0, 1], palette: [[1, 2, 3], [4, 5, 6]])
+        #expect(try Image(data: local.finished()).pixels == [1, 2, 3, 4, 5, 6])
+        var none = GIFBuilder(width: 2, height: 1)
+        none.image(width: 2, height: 1, indices: [7, 200])
+        #expect(try Image(data: none.finished()).pixels == [7, 7, 7, 200, 200, 200])
+    }
+
+    @Test("the transparent colour and the canvas the first image leaves uncovered are transparent black")
+    func transparency() throws {
+        var gif = GIFBuilder(width: 3, height: 2, palette: Self.palette)
+        gif.graphicControl(transparentIndex: 1)
+        gif.image(left: 1, top: 0, width: 2, height: 1, indices: [1, 2])
+        let image = try Image(data: gif.finished())
+        #expect(image.format == .rgba8 && image.width == 3 && image.height == 2)
+        #expect(Array(image.pixels[8..<12]) == [0, 0, 255, 255])
+        #expect(image.pixels.enumerated().allSatisfy { $0.offset / 4 == 2 || $0.element == 0 })
+    }
+
+    @Test("only the first image is read: what follows it may be anything, or nothing")
+    func firstImageOnly() throws {
+        var gif = GIFBuilder(width: 2, height: 2, palette: Self.palette)
+        gif.image(width: 2, height: 2, indices: [0, 1, 2, 3])
+        let first = try Image(data: gif.finished())
+        var garbage = gif
+        garbage.raw([UInt8](repeating: 0xFF, count: 1 << 20))  // an invalid record, a megabyte long
+        #expect(try Image(data: Data(garbage.bytes)) == first)
+        #expect(try Image(data: Data(gif.bytes)) == first)  // no trailer
+        var many = gif
+        for _ in 0..<5_000 { many.image(width: 2, height: 2, indices: [3, 3, 3, 3]) }
+        #expect(try Image(data: many.finished()) == first)
+    }
+
+    @Test("a first image past the logical screen grows the canvas and says so; strict decoding refuses it")
+    func imagePastScreen() throws {
+        var gif = GIFBuilder(width: 2, height: 2, palette: Self.palette)
+        gif.image(left: 1, top: 1, width: 2, height: 2, indices: [0, 1, 2, 3])
+        let (image, warnings) = try Image.decodeReportingWarnings(gif.finished())
+        #expect(image.width == 3 && image.height == 3 && image.format == .rgba8)
+        #expect(warnings == ["GIF's first image reaches past its 2 x 2 screen; canvas grown to 3 x 3"])
+        var strict = Image.DecodingOptions()
+        strict.treatsWarningsAsErrors = true
+        #expect(throws: ImageError.malformed(.gif, message: warnings[0])) {
+            try Image(data: gif.finished(), options: strict)
+        }
+    }
+
+    @Test("indices past the palette are opaque black, with a warning")
+    func indicesPastPalette() throws {
+        let data = try TestFiles.testImage("gif/pixel_index_beyond_palette.gif")
+        let (image, warnings) = try Image.decodeReportingWarnings(data)
+        #expect(image.width == 8 && image.height == 8 && image.format == .rgb8)
+        #expect(warnings == ["GIF pixels index colours past the end of the palette; drawn black"])
+    }
+
+    @Test("the pixel limit is checked on the screen and on the canvas, before anything is allocated")
+    func pixelLimit() throws {
+        var screen = GIFBuilder(width: 30000, height: 30000, palette: Self.palette)
+        screen.image(width: 1, height: 1, indices: [0])
+        #expect(throws: ImageError.tooLarge(.gif, width: 30000, height: 30000, maximumPixelCount: 64_000_000)) {
+            try Image(data: screen.finished())
+        }
+        // A 1 x 1 screen whose first image declares 30000 x 30000 and holds one pixel.
+        var image = GIFBuilder(width: 1, height: 1, palette: Self.palette)
+        image.raw([0x2C, 0, 0, 0, 0, 0x30, 0x75, 0x30, 0x75, 0, 2, 2, 0x4C, 0x01, 0])
+        #expect(throws: ImageError.tooLarge(.gif, width: 30000, height: 30000, maximumPixelCount: 64_000_000)) {
+            try Image(data: image.finished())
+        }
+    }
+
+    @Test("a GIF without an image, and an empty first image, are malformed")
+    func noImage() throws {
+        let empty = GIFBuilder(width: 4, height: 4, palette: Self.palette).finished()
+        #expect(throws: ImageError.malformed(.gif, message: "GIF has no image")) { try Image(data: empty) }
+        var zero = GIFBuilder(width: 4, height: 4, palette: Self.palette)
+        zero.raw([0x2C, 0, 0, 0, 0, 0, 0, 4, 0, 0, 2, 2, 0x4C, 0x01, 0])
+        #expect(throws: ImageError.malformed(.gif, message: "GIF's first image is empty (0 x 4)")) {
+            try Image(data: zero.finished())
+        }
+    }
+
+    @Test("every truncation throws, or decodes the whole first image")
+    func everyTruncation() throws {
+        let data = try TestFiles.testImage("gif/first_frame_transparency.gif")
+        let full = try Image(data: data)
+        var failures = 0
+        for length in 1..<data.count {
+            do {
+                let image = try Image(data: data.prefix(length))
+                #expect(image == full, "cut at \(length) of \(data.count)")
+            } catch .unrecognizedFormat {
+                #expect(length < 6)
+            } catch .truncated(.gif, let message), .malformed(.gif, let message) {
+                #expect(!message.isEmpty)
+                failures += 1
+            } catch {
+                Issue.record("cut at \(length): unexpected \(error)")
+            }
+        }
+        #expect(failures > data.count * 9 / 10)
+    }
+}
