@@ -47,7 +47,7 @@ struct RedisLeaseTests {
             }
             #expect(try server.command(["GET", leaseKey]) == token)
             let remaining = try Fixtures.integer(["PTTL", leaseKey], on: server)
-            #expect((25_000...30_000).contains(remaining), "PX of the duration: \(remaining) ms")
+            #expect((1...30_000).contains(remaining), "PX of the duration, not more: \(remaining) ms")
             #expect(await b.tier.acquireFetchLease(forKey: "k", duration: .seconds(30)) == .heldElsewhere)
             #expect(await b.tier.isFetchLeaseHeld(forKey: "k") == true)
             await b.tier.releaseFetchLease(forKey: "k", token: "not the token")
