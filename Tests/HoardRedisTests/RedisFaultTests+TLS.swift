@@ -8,26 +8,8 @@ import Testing
 // TLS with a certificate the test makes: shared between machines that trust it, local only for
 // one that does not.
 extension RedisFaultTests {
-    /// Starts a TLS-only server with a new self-signed certificate for `localhost`, or cancels
-    /// the test when this redis-server was built without TLS.
     private func withTLSServer(_ body: (RedisServer, SelfSignedCertificate) async throws -> Void) async throws {
-        let certificate = try SelfSignedCertificate()
-        defer { certificate.remove() }
-        let tls = RedisServer.TLSOptions(
-            certificateFile: certificate.certificateFile, keyFile: certificate.keyFile,
-            caCertificateFile: certificate.certificateFile)
-        let server: RedisServer
-        do {
-            server = try await RedisServer.start(.init(tls: tls))
-        } catch let failure as RedisServer.Failure {
-            if case .didNotStart(_, let log) = failure, log.contains("tls-port") || log.contains("TLS is not supported")
-            {
-                try Test.cancel("this redis-server was built without TLS support")
-            }
-            throw failure
-        }
-        defer { server.stop() }
-        try await body(server, certificate)
+        try await withTLSRedisServer(body)
     }
 
     @Test(

@@ -11,30 +11,11 @@ private typealias Fixtures = RedisTierFixtures
 /// server, and leases left by workers that died or hang.
 @Suite("RedisTier fetch leases", .requiresRedisServer)
 struct RedisLeaseTests {
-    /// Runs `body` with machines A and B (own disks, own tiers) on one server, then shuts their
-    /// tiers down.
     private func withMachines(
         function: String = #function, configure: @escaping (inout Hoard.Configuration) -> Void = { _ in },
         _ body: (_ a: Fixtures.Machine, _ b: Fixtures.Machine, _ server: RedisServer) async throws -> Void
     ) async throws {
-        let scratch = try Fixtures.Folder(function: function)
-        defer { scratch.remove() }
-        try await withRedisServer { server in
-            let configuration = try Fixtures.tierConfiguration([server], namespace: "leases")
-            let a = try Fixtures.Machine(
-                folder: scratch.url(for: "a"), tierConfiguration: configuration, configure: configure)
-            let b = try Fixtures.Machine(
-                folder: scratch.url(for: "b"), tierConfiguration: configuration, configure: configure)
-            do {
-                try await body(a, b, server)
-            } catch {
-                await a.shutdown()
-                await b.shutdown()
-                throw error
-            }
-            await a.shutdown()
-            await b.shutdown()
-        }
+        try await Fixtures.withMachines(namespace: "leases", function: function, configure: configure, body)
     }
 
     @Test("the tier's lease: taken once, held elsewhere, released only with its token")

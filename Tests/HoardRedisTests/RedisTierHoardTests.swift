@@ -10,27 +10,11 @@ private typealias Fixtures = RedisTierFixtures
 /// Two caches with disks of their own (two machines) sharing one Redis server through the tier.
 @Suite("Hoard with a RedisTier", .requiresRedisServer)
 struct RedisTierHoardTests {
-    /// Runs `body` with machines A and B on one server and namespace, then shuts their tiers down.
     private func withMachines(
         function: String = #function,
         _ body: (_ a: Fixtures.Machine, _ b: Fixtures.Machine, _ server: RedisServer) async throws -> Void
     ) async throws {
-        let scratch = try Fixtures.Folder(function: function)
-        defer { scratch.remove() }
-        try await withRedisServer { server in
-            let configuration = try Fixtures.tierConfiguration([server], namespace: "machines")
-            let a = try Fixtures.Machine(folder: scratch.url(for: "a"), tierConfiguration: configuration)
-            let b = try Fixtures.Machine(folder: scratch.url(for: "b"), tierConfiguration: configuration)
-            do {
-                try await body(a, b, server)
-            } catch {
-                await a.shutdown()
-                await b.shutdown()
-                throw error
-            }
-            await a.shutdown()
-            await b.shutdown()
-        }
+        try await Fixtures.withMachines(namespace: "machines", function: function, body)
     }
 
     @Test("a value stored on A is read on B from Redis, then from B's disk, with the same dates")

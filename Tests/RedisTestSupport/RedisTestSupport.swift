@@ -20,6 +20,28 @@ package func withRedisServer<Result>(
     return try await body(server)
 }
 
+/// Starts a TLS-only server with a new self-signed certificate (for `localhost`), runs `body`
+/// with both, and stops the server and removes the certificate; cancels the test when this
+/// redis-server was built without TLS.
+package func withTLSRedisServer(_ body: (RedisServer, SelfSignedCertificate) async throws -> Void) async throws {
+    let certificate = try SelfSignedCertificate()
+    defer { certificate.remove() }
+    let tls = RedisServer.TLSOptions(
+        certificateFile: certificate.certificateFile, keyFile: certificate.keyFile,
+        caCertificateFile: certificate.certificateFile)
+    let server: RedisServer
+    do {
+        server = try await RedisServer.start(.init(tls: tls))
+    } catch let failure as RedisServer.Failure {
+        if case .didNotStart(_, let log) = failure, log.contains("tls-port") || log.contains("TLS is not supported") {
+            try Test.cancel("this redis-server was built without TLS support")
+        }
+        throw failure
+    }
+    defer { server.stop() }
+    try await body(server, certificate)
+}
+
 /// A client for `server`'s plain port with short deadlines, adjusted by `configure`, closed
 /// after `body`.
 @discardableResult

@@ -7,26 +7,8 @@ import Testing
     "NIORedisClient TLS", .requiresRedisServer,
     .enabled(if: SelfSignedCertificate.opensslPath != nil, "openssl not found: cannot make a test certificate"))
 struct NIORedisClientTLSTests {
-    /// Starts a TLS-only server with a new self-signed certificate, or cancels the test when
-    /// this redis-server was built without TLS.
     private func withTLSServer(_ body: (RedisServer, SelfSignedCertificate) async throws -> Void) async throws {
-        let certificate = try SelfSignedCertificate()
-        defer { certificate.remove() }
-        let tls = RedisServer.TLSOptions(
-            certificateFile: certificate.certificateFile, keyFile: certificate.keyFile,
-            caCertificateFile: certificate.certificateFile)
-        let server: RedisServer
-        do {
-            server = try await RedisServer.start(.init(tls: tls))
-        } catch let failure as RedisServer.Failure {
-            if case .didNotStart(_, let log) = failure, log.contains("tls-port") || log.contains("TLS is not supported")
-            {
-                try Test.cancel("this redis-server was built without TLS support")
-            }
-            throw failure
-        }
-        defer { server.stop() }
-        try await body(server, certificate)
+        try await withTLSRedisServer(body)
     }
 
     @Test("rediss:// trusting the server's CA file works")

@@ -80,6 +80,30 @@ enum RedisTierFixtures {
         var value: Int { count.withLock { $0 } }
     }
 
+    /// Runs `body` with machines A and B (own disks, own tiers) on a server of their own, one
+    /// namespace, then shuts their tiers down, whatever `body` does.
+    static func withMachines(
+        namespace: String, function: String, configure: @escaping (inout Hoard.Configuration) -> Void = { _ in },
+        _ body: (_ a: Machine, _ b: Machine, _ server: RedisServer) async throws -> Void
+    ) async throws {
+        let scratch = try Folder(function: function)
+        defer { scratch.remove() }
+        try await withRedisServer { server in
+            let configuration = try tierConfiguration([server], namespace: namespace)
+            let a = try Machine(folder: scratch.url(for: "a"), tierConfiguration: configuration, configure: configure)
+            let b = try Machine(folder: scratch.url(for: "b"), tierConfiguration: configuration, configure: configure)
+            do {
+                try await body(a, b, server)
+            } catch {
+                await a.shutdown()
+                await b.shutdown()
+                throw error
+            }
+            await a.shutdown()
+            await b.shutdown()
+        }
+    }
+
     /// The Redis tier's configuration for `servers`, with short deadlines so that a dead server costs
     /// little, adjusted by `configure`.
     static func tierConfiguration(
