@@ -69,12 +69,21 @@ final class BackgroundTool {
             try await Task.sleep(for: .milliseconds(20))
         }
         process.waitUntilExit()
-        let output = try Data(contentsOf: URL(fileURLWithPath: outputPath))
-        let error = try Data(contentsOf: URL(fileURLWithPath: errorPath))
+        let output = try Self.contents(of: outputPath)
+        let error = try Self.contents(of: errorPath)
         return HoardTool.Outcome(
             status: process.terminationStatus, standardOutputBytes: output,
             standardOutput: String(decoding: output, as: UTF8.self),
             standardError: String(decoding: error, as: UTF8.self),
             timedOut: timedOut)
+    }
+
+    /// A file's bytes, read through a file handle: `Data(contentsOf:)` leaks its buffer when the
+    /// file is empty (swift-foundation's `readBytesFromFile`, which LeakSanitizer reports), and a
+    /// killed tool's output often is.
+    private static func contents(of path: String) throws -> Data {
+        let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+        defer { try? handle.close() }
+        return try handle.readToEnd() ?? Data()
     }
 }
