@@ -123,16 +123,23 @@ struct RedisLeaseTests {
         struct Failure: Error {}
         try await withMachines { a, b, server in
             let started = Fixtures.RunCounter()
+            let released = Fixtures.RunCounter()
             let first = Task {
                 try await a.hoard.value(forKey: "flaky") { () async throws -> String in
                     started.increment()
-                    try await Task.sleep(for: .seconds(2))  // B surely arrives while A holds the lease
+                    // Holds the lease until B is seen waiting for it, however slow the machine.
+                    for _ in 0..<3_000 where released.value == 0 { try await Task.sleep(for: .milliseconds(20)) }
                     throw Failure()
                 }
             }
             #expect(await Fixtures.eventually(timeout: .seconds(60)) { started.value == 1 })
+            let second = Task {
+                try await b.hoard.value(forKey: "flaky") { () async throws -> String in "B's own" }
+            }
+            #expect(await Fixtures.eventually(timeout: .seconds(60)) { b.hoard.statistics.sharedFetchWaits == 1 })
             let start = ContinuousClock.now
-            let value = try await b.hoard.value(forKey: "flaky") { () async throws -> String in "B's own" }
+            released.increment()
+            let value = try await second.value
             #expect(value == "B's own")
             #expect(ContinuousClock.now - start < .seconds(40), "not the 60 s lease duration")
             await #expect(throws: Failure.self) { try await first.value }
