@@ -238,17 +238,9 @@ public final class RedisTier: SharedCacheTier {
             logger.error("SHA-256 failed; the Redis tier skips this key", metadata: ["key": .string(key)])
             return nil
         }
-        var hex = [UInt8]()
-        hex.reserveCapacity(2 * digest.count)
-        for byte in digest {
-            hex.append(Self.hexDigits[Int(byte >> 4)])
-            hex.append(Self.hexDigits[Int(byte & 0x0F)])
-        }
         let shard = shards[hashing.server(forDigest: digest)]
-        return (shard, RESPArgument(keyPrefix + "{" + String(decoding: hex, as: UTF8.self) + "}" + suffix))
+        return (shard, RESPArgument(keyPrefix + "{" + SHA256.hex(digest) + "}" + suffix))
     }
-
-    private static let hexDigits = Array("0123456789abcdef".utf8)
 
     /// Calls `body` with each page of keys matching `pattern` on `shard`.
     ///

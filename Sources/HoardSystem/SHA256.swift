@@ -31,14 +31,21 @@ package enum SHA256 {
     ///
     /// - Complexity: O(*n*) in the number of bytes.
     package static func hexDigest(_ bytes: [UInt8], byteCount: Int = 32) -> String? {
-        guard let digest = hash(bytes) else { return nil }
-        let digits = Array("0123456789abcdef".utf8)
+        hash(bytes).map { hex($0.prefix(byteCount)) }
+    }
+
+    /// `bytes` (a digest, or part of one) as lowercase hex digits, two per byte.
+    ///
+    /// - Complexity: O(*n*) in the number of bytes.
+    package static func hex(_ bytes: some Collection<UInt8>) -> String {
         var hex: [UInt8] = []
-        hex.reserveCapacity(2 * byteCount)
-        for byte in digest.prefix(byteCount) {
-            hex.append(digits[Int(byte >> 4)])
-            hex.append(digits[Int(byte & 0x0F)])
+        hex.reserveCapacity(2 * bytes.count)
+        for byte in bytes {
+            hex.append(hexDigits[Int(byte >> 4)])
+            hex.append(hexDigits[Int(byte & 0x0F)])
         }
         return String(decoding: hex, as: UTF8.self)
     }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
 }
