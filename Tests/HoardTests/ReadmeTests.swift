@@ -171,10 +171,10 @@ struct ReadmeTests {
         process.standardOutput = output
         process.standardError = error
         try process.run()
-        async let out = Task.detached { output.fileHandleForReading.readDataToEndOfFile() }.value
-        async let err = Task.detached { error.fileHandleForReading.readDataToEndOfFile() }.value
+        async let out = BlockingCall.readToEnd(output.fileHandleForReading)
+        async let err = BlockingCall.readToEnd(error.fileHandleForReading)
         let (outData, errData) = await (out, err)
-        process.waitUntilExit()
+        await BlockingCall.waitUntilExit(process)
         let errText = String(decoding: errData, as: UTF8.self)
         let text = String(decoding: outData, as: UTF8.self)
         return (

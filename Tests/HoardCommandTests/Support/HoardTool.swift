@@ -69,10 +69,10 @@ enum HoardTool {
         }
         if let standardInput { input.fileHandleForWriting.write(Data(standardInput.utf8)) }
         try input.fileHandleForWriting.close()
-        async let out = Task.detached { output.fileHandleForReading.readDataToEndOfFile() }.value
-        async let err = Task.detached { error.fileHandleForReading.readDataToEndOfFile() }.value
+        async let out = BlockingCall.readToEnd(output.fileHandleForReading)
+        async let err = BlockingCall.readToEnd(error.fileHandleForReading)
         let (outData, errData) = await (out, err)
-        process.waitUntilExit()
+        await BlockingCall.waitUntilExit(process)
         watchdog?.cancel()
         let timedOut = (try? await watchdog?.value) ?? false
         return Outcome(

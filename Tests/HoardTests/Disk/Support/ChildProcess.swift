@@ -29,8 +29,8 @@ enum StressChild {
     /// Runs the child to completion; returns its exit status and output.
     static func run(_ arguments: [String]) async throws -> (status: Int32, output: String) {
         let (process, pipe) = try start(arguments)
-        let output = await Task.detached { pipe.fileHandleForReading.readDataToEndOfFile() }.value
-        process.waitUntilExit()
+        let output = await BlockingCall.readToEnd(pipe.fileHandleForReading)
+        await BlockingCall.waitUntilExit(process)
         return (process.terminationStatus, String(decoding: output, as: UTF8.self))
     }
 }
