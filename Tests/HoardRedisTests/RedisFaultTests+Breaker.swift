@@ -70,7 +70,7 @@ extension RedisFaultTests {
             breaker: CircuitBreaker(threshold: 3, initialBackOff: .seconds(60), maximumBackOff: .seconds(60)),
             counters: RedisTierCounters(), logger: logs.logger)
         let held = Task { await shard.run("GET") { try await $0.get("held") } }
-        #expect(try await client.waitUntilHeldCommandArrives(within: .seconds(10)))
+        #expect(try await client.waitUntilHeldCommandArrives(within: .seconds(120)))
         for _ in 0..<3 {
             let failed = await shard.run("GET") { try await $0.get("other") }
             #expect(failed == nil)
