@@ -42,7 +42,10 @@ static hoard_decode_options hoard_fuzz_options(const uint8_t *data, size_t size)
     switch (hash & 7) {
     case 5: options.allow_truncated = 1; break;
     case 6: options.warnings_are_errors = 1; break;
-    case 7: options.target_size = 1u << ((hash >> 3) % 10); break; // 1 ... 512
+    case 7:
+        options.target_size = 1u << ((hash >> 3) % 10); // 1 ... 512
+        options.progressive_reading = (hash >> 7) % 3;  // every scan, exact, near
+        break;
     default: break;
     }
     return options;

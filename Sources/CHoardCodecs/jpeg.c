@@ -109,6 +109,8 @@ struct hoard_jpeg_decoder {
     /// Adobe CMYK files store inverted values (0 means full ink).
     int cmyk_inverted;
     uint32_t channels;
+    /// `HOARD_PROGRESSIVE_*`: how much of a progressive file a scaled decode reads.
+    uint32_t progressive_reading;
 };
 
 /// Walks the marker segments up to the first SOFn and reads the size it declares, without libjpeg,
@@ -228,6 +230,7 @@ hoard_jpeg_decoder *hoard_jpeg_decoder_create(const uint8_t *data, size_t size,
     }
     cinfo->scale_num = 1;
     cinfo->scale_denom = denominator;
+    if (cinfo->progressive_mode && denominator > 1) decoder->progressive_reading = options->progressive_reading;
     jpeg_calc_output_dimensions(cinfo);
     info->width = cinfo->output_width;
     info->height = cinfo->output_height;
@@ -266,6 +269,61 @@ static void hoard_cmyk_row_to_rgb(const JSAMPLE *cmyk, uint8_t *rgb, uint32_t wi
     }
 }
 
+/// The row-major position of each coefficient in zigzag order (as libjpeg's internal table).
+static const unsigned char hoard_jpeg_natural_order[DCTSIZE2] = {
+    0,  1,  8,  16, 9,  2,  3,  10, 17, 24, 32, 25, 18, 11, 4,  5,  12, 19, 26, 33, 40, 48,
+    41, 34, 27, 20, 13, 6,  7,  14, 21, 28, 35, 42, 49, 56, 57, 50, 43, 36, 29, 22, 15, 23,
+    30, 37, 44, 51, 58, 59, 52, 45, 38, 31, 39, 46, 53, 60, 61, 54, 47, 55, 62, 63,
+};
+
+/// Whether the inverse DCT that makes `scaled_size` x `scaled_size` pixels of a block reads the
+/// coefficient at `natural` (row-major) position: libjpeg's reduced-size IDCTs (jidctred.c) read
+/// rows and columns 0, 1, 3, 5 and 7 for 2x2, all but 4 for 4x4, and only the DC for 1x1.
+static int hoard_jpeg_coefficient_used(int scaled_size, int natural) {
+    int row = natural / DCTSIZE, column = natural % DCTSIZE;
+    switch (scaled_size) {
+    case 1: return natural == 0;
+    case 2: return (row < 2 || row % 2 == 1) && (column < 2 || column % 2 == 1);
+    case 4: return row != 4 && column != 4;
+    default: return 1;
+    }
+}
+
+/// Whether every coefficient the output needs, in every component, has arrived with at most
+/// `missing_bits` low bits still to come (libjpeg's `coef_bits`: -1 before the first scan of a
+/// coefficient, then the successive-approximation shift still outstanding, indexed in zigzag order).
+static int hoard_jpeg_coefficients_ready(j_decompress_ptr cinfo, int missing_bits) {
+    for (int component = 0; component < cinfo->num_components; component++) {
+        int scaled_size = cinfo->comp_info[component].DCT_scaled_size;
+        const int *bits = cinfo->coef_bits[component];
+        for (int zigzag = 0; zigzag < DCTSIZE2; zigzag++) {
+            if (!hoard_jpeg_coefficient_used(scaled_size, hoard_jpeg_natural_order[zigzag])) continue;
+            if (bits[zigzag] < 0 || bits[zigzag] > missing_bits) return 0;
+        }
+    }
+    return 1;
+}
+
+/// Starts a scaled decode of a progressive file that reads scans only until the coefficients the
+/// scale uses are ready (see `HOARD_PROGRESSIVE_*`), in libjpeg's buffered-image mode. Each scan
+/// still goes through the scan-count check. Returns whether the whole file was read.
+static int hoard_jpeg_start_progressive(hoard_jpeg_decoder *decoder) {
+    j_decompress_ptr cinfo = &decoder->cinfo;
+    int missing_bits = decoder->progressive_reading == HOARD_PROGRESSIVE_NEAR && cinfo->scale_denom == 8 ? 1 : 0;
+    cinfo->buffered_image = TRUE;
+    // Smoothing guesses coefficients that have not arrived; the ones the scale uses have.
+    cinfo->do_block_smoothing = FALSE;
+    jpeg_start_decompress(cinfo);
+    int status;
+    do {
+        status = jpeg_consume_input(cinfo);
+        hoard_jpeg_on_progress((j_common_ptr)cinfo);
+    } while (status != JPEG_REACHED_EOI && status != JPEG_SUSPENDED &&
+             !(status == JPEG_SCAN_COMPLETED && hoard_jpeg_coefficients_ready(cinfo, missing_bits)));
+    jpeg_start_output(cinfo, cinfo->input_scan_number);
+    return status == JPEG_REACHED_EOI;
+}
+
 int hoard_jpeg_decoder_read(hoard_jpeg_decoder *decoder, uint8_t *pixels, size_t capacity,
                             hoard_codec_result *result) {
     if (result == NULL) return HOARD_CODEC_INVALID_ARGUMENT;
@@ -284,7 +342,12 @@ int hoard_jpeg_decoder_read(hoard_jpeg_decoder *decoder, uint8_t *pixels, size_t
     if (setjmp(decoder->errors.jump)) {
         return hoard_jpeg_failed(result);
     }
-    jpeg_start_decompress(cinfo);
+    int early = decoder->progressive_reading != HOARD_PROGRESSIVE_EVERY_SCAN;
+    if (early) {
+        early = !hoard_jpeg_start_progressive(decoder);
+    } else {
+        jpeg_start_decompress(cinfo);
+    }
     if (decoder->from_cmyk) {
         // Freed with the decompressor, also after a longjmp.
         JSAMPARRAY row = (*cinfo->mem->alloc_sarray)((j_common_ptr)cinfo, JPOOL_IMAGE,
@@ -306,6 +369,12 @@ int hoard_jpeg_decoder_read(hoard_jpeg_decoder *decoder, uint8_t *pixels, size_t
             jpeg_read_scanlines(cinfo, rows, count);
         }
     }
+    if (early) {
+        // The scans after the ones read are not needed: neither read nor checked.
+        jpeg_abort_decompress(cinfo);
+        return HOARD_CODEC_OK;
+    }
+    if (decoder->progressive_reading != HOARD_PROGRESSIVE_EVERY_SCAN) jpeg_finish_output(cinfo);
     jpeg_finish_decompress(cinfo);
     return HOARD_CODEC_OK;
 }

@@ -66,7 +66,19 @@ typedef struct {
     int warnings_are_errors;
     /// JPEG only: refuse progressive files with more scans than this; 0 means no limit.
     uint32_t max_scans;
+    /// JPEG only: how much of a progressive file a scaled decode (1/2, 1/4 or 1/8) reads; one of
+    /// the `HOARD_PROGRESSIVE_*` values. Full-size and baseline decodes read everything.
+    uint32_t progressive_reading;
 } hoard_decode_options;
+
+/// Read every scan of a progressive JPEG.
+#define HOARD_PROGRESSIVE_EVERY_SCAN 0
+/// Stop once every coefficient the scaled inverse DCT uses is final: the pixels are those of
+/// reading every scan.
+#define HOARD_PROGRESSIVE_EXACT 1
+/// At 1/8 scale, stop once every coefficient the scaled inverse DCT uses lacks at most its lowest
+/// bit (the last refinement scans, usually the largest, are skipped); at 1/4 and 1/2, as EXACT.
+#define HOARD_PROGRESSIVE_NEAR 2
 
 /// What a decoder learned from the header.
 typedef struct {

@@ -44,6 +44,11 @@ extension Image {
         /// thousands, each of which costs a pass over the whole image.
         public var maximumScanCount: Int = 1_000
 
+        /// How much of a progressive JPEG a decode with a ``targetSize`` reads. Default
+        /// ``Image/ProgressiveReading/nearlyExact``: only the scans the scale's pixels depend on,
+        /// with the last bit of refinement left out at 1/8 scale.
+        public var progressiveReading: ProgressiveReading = .nearlyExact
+
         /// Creates options with the defaults: 64 MP limit, full size, orientation applied, strict
         /// about truncation, lenient about other warnings.
         public init() {}

@@ -64,7 +64,8 @@ struct NativeDecoder: Sendable {
             target_size: UInt32(clamping: max(0, options.targetSize ?? 0)),
             allow_truncated: options.allowsTruncatedData ? 1 : 0,
             warnings_are_errors: options.treatsWarningsAsErrors ? 1 : 0,
-            max_scans: UInt32(clamping: max(0, options.maximumScanCount)))
+            max_scans: UInt32(clamping: max(0, options.maximumScanCount)),
+            progressive_reading: options.progressiveReading.native)
         var info = hoard_image_info()
         var result = hoard_codec_result()
         let outcome: Result<(Image, Image.Orientation), ImageError> = data.withUnsafeBytes { raw in

@@ -1,0 +1,97 @@
+import Foundation
+import Testing
+
+@testable import Hoard
+
+@Suite("Progressive JPEG: a scaled decode reads only the scans its scale needs")
+struct ProgressiveJPEGTests {
+    /// 640 x 427, libjpeg's standard progressive script (see TestImages/progressive/README.md).
+    static let files = ["landscape-420.jpg", "landscape-444.jpg", "landscape-gray.jpg"]
+    /// Targets that pick 1/8 (80 px), 1/4 (160 px) and 1/2 (320 px) of the 640-pixel side.
+    static let targets = [64, 128, 256]
+
+    static func decode(_ data: Data, target: Int?, reading: Image.ProgressiveReading) throws -> Image {
+        var options = Image.DecodingOptions(targetSize: target)
+        options.progressiveReading = reading
+        return try Image(data: data, options: options)
+    }
+
+    /// The offsets of `data`'s SOS markers (0xFF 0xDA): inside entropy-coded data a 0xFF is
+    /// always followed by 0x00 or a restart marker, so each is a scan's start.
+    static func scanStarts(_ data: Data) -> [Int] {
+        let bytes = [UInt8](data)
+        return bytes.indices.dropLast().filter { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xDA }
+    }
+
+    @Test("exact reading gives the pixels of reading every scan, at 1/8, 1/4 and 1/2", arguments: files, targets)
+    func exactMatchesEveryScan(_ name: String, target: Int) throws {
+        let data = try TestFiles.testImage("progressive/\(name)")
+        let everyScan = try Self.decode(data, target: target, reading: .everyScan)
+        let exact = try Self.decode(data, target: target, reading: .exact)
+        #expect(exact.width == everyScan.width && exact.height == everyScan.height)
+        #expect(exact.width >= target && exact.width < 2 * target)
+        #expect(PixelMath.maximumDifference(exact, everyScan) == 0)
+    }
+
+    @Test("nearly exact reading is within a few levels at 1/8, and exact at 1/4 and 1/2", arguments: files, targets)
+    func nearlyExactIsClose(_ name: String, target: Int) throws {
+        let data = try TestFiles.testImage("progressive/\(name)")
+        let everyScan = try Self.decode(data, target: target, reading: .everyScan)
+        let near = try Self.decode(data, target: target, reading: .nearlyExact)
+        #expect(near.width == everyScan.width && near.height == everyScan.height)
+        if target == 64 {
+            // Each coefficient may lack its lowest bit: on these files and the benchmark's photos
+            // (Benchmarks/RESULTS.md), at most 6 levels on a pixel and 0.75 on average.
+            #expect(PixelMath.maximumDifference(near, everyScan) <= 8)
+            #expect(PixelMath.meanDifference(near, everyScan) <= 1)
+            #expect(PixelMath.maximumDifference(near, everyScan) > 0, "the refinement scans were skipped")
+        } else {
+            #expect(PixelMath.maximumDifference(near, everyScan) == 0)
+        }
+    }
+
+    @Test("the scans after the ones the scale needs are not read: a file cut before its last scan decodes at 1/8 only")
+    func laterScansAreNotRead() throws {
+        let data = try TestFiles.testImage("progressive/landscape-420.jpg")
+        let scans = Self.scanStarts(data)
+        try #require(scans.count == 10, "libjpeg's standard script has 10 scans for YCbCr")
+        // The last scan refines luma's AC coefficients, which the 1x1 inverse DCT of 1/8 never uses.
+        let cut = data.prefix(scans[9])
+        let whole = try Self.decode(data, target: 64, reading: .everyScan)
+        let fromCut = try Self.decode(cut, target: 64, reading: .exact)
+        #expect(PixelMath.maximumDifference(fromCut, whole) == 0)
+        #expect(throws: ImageError.truncated(.jpeg, message: "Premature end of JPEG file")) {
+            try Self.decode(cut, target: 64, reading: .everyScan)
+        }
+        #expect(throws: ImageError.truncated(.jpeg, message: "Premature end of JPEG file")) {
+            try Self.decode(cut, target: 128, reading: .exact)
+        }
+    }
+
+    @Test("the scan limit holds when reading stops early", arguments: Image.ProgressiveReading.allCases)
+    func scanLimit(_ reading: Image.ProgressiveReading) throws {
+        let data = try TestFiles.testImage("progressive/landscape-420.jpg")
+        var options = Image.DecodingOptions(targetSize: 64)
+        options.progressiveReading = reading
+        options.maximumScanCount = 3
+        #expect(throws: ImageError.malformed(.jpeg, message: "JPEG has more than 3 scans")) {
+            try Image(data: data, options: options)
+        }
+    }
+
+    @Test("a baseline JPEG and a full-size decode read everything, whatever the setting")
+    func baselineAndFullSize() throws {
+        let baseline = try TestFiles.testImage("libjpeg-turbo/testorig.jpg")
+        let progressive = try TestFiles.testImage("progressive/landscape-444.jpg")
+        for reading in Image.ProgressiveReading.allCases {
+            #expect(
+                PixelMath.maximumDifference(
+                    try Self.decode(baseline, target: 32, reading: reading),
+                    try Self.decode(baseline, target: 32, reading: .everyScan)) == 0)
+            #expect(
+                PixelMath.maximumDifference(
+                    try Self.decode(progressive, target: nil, reading: reading),
+                    try Self.decode(progressive, target: nil, reading: .everyScan)) == 0)
+        }
+    }
+}
