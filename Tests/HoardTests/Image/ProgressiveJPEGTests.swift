@@ -68,6 +68,25 @@ struct ProgressiveJPEGTests {
         }
     }
 
+    @Test("a header declaring ten times the size its scans cover: warned about, refused when warnings are errors",
+          arguments: Image.ProgressiveReading.allCases)
+    func declaredSizeBeyondTheData(_ reading: Image.ProgressiveReading) throws {
+        var bytes = [UInt8](try TestFiles.testImage("progressive/landscape-420.jpg"))
+        let frame = try #require(bytes.indices.dropLast().first { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xC2 })
+        // 6400 x 4270 declared, for scans that cover 640 x 427.
+        bytes.replaceSubrange(frame + 5..<frame + 9, with: [0x10, 0xAE, 0x19, 0x00])
+        let data = Data(bytes)
+        var options = Image.DecodingOptions(targetSize: 64)
+        options.progressiveReading = reading
+        let (image, warnings) = try Image.decodeReportingWarnings(data, options: options)
+        #expect(image.width == 800 && image.height == 534)
+        #expect(warnings.contains("Corrupt JPEG data: premature end of data segment"), "\(warnings)")
+        options.treatsWarningsAsErrors = true
+        #expect(throws: ImageError.malformed(.jpeg, message: "Corrupt JPEG data: premature end of data segment")) {
+            try Image(data: data, options: options)
+        }
+    }
+
     @Test("the scan limit holds when reading stops early", arguments: Image.ProgressiveReading.allCases)
     func scanLimit(_ reading: Image.ProgressiveReading) throws {
         let data = try TestFiles.testImage("progressive/landscape-420.jpg")
