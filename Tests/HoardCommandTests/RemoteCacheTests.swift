@@ -106,14 +106,15 @@ struct RemoteCacheTests {
             #expect(try Self.files(in: scratch.path("out-d")) == thumbnails)
             #expect(late.standardError.contains("remote:     \(urls.count) hits"), "\(late.standardError)")
 
-            // Redis holds each thumbnail and each original once, in the default namespace only.
+            // Redis holds each thumbnail, original, original's record and thumbnail's origin mark
+            // once, in the default namespace only.
             let stats = try await HoardTool.run(["cache", "stats", "--cache", scratch.path("cache-d")] + remote)
             #expect(stats.status == 0, "\(stats.standardError)")
             #expect(
                 stats.standardOutput.contains("remote:    namespace default, 1 server"), "\(stats.standardOutput)")
             #expect(
                 stats.standardOutput.contains(
-                    "127.0.0.1:\(redis.port)/0: reachable, \(2 * urls.count) values, 0 leases"),
+                    "127.0.0.1:\(redis.port)/0: reachable, \(4 * urls.count) values, 0 leases"),
                 "\(stats.standardOutput)")
             #expect(stats.standardOutput.contains("maxmemory 0 (no limit), policy "), "\(stats.standardOutput)")
             let other = try await HoardTool.run(
