@@ -25,7 +25,9 @@ struct RequestConditions: Sendable, Equatable {
     var entityTag: String?
     /// Sent as `If-Modified-Since`.
     var lastModified: String?
+}
 
+extension RequestConditions {
     /// The conditions that revalidate an original with `freshness`, or `nil` when it has no
     /// validator (then only a full download can revalidate it).
     init?(_ freshness: HTTPFreshness) {

@@ -43,8 +43,9 @@ struct OriginalCache: Sendable {
     /// whether the thumbnail under `thumbnailKey` may be served.
     ///
     /// Without a record, an original that was never downloaded needs no check; one that was but
-    /// could not be kept (`no-store`) is downloaded again to learn whether its thumbnail still
-    /// stands (except with ``RevalidationPolicy/never``). With a record, a fresh original is used
+    /// could not be kept (`no-store`), or whose record is gone, is downloaded again to learn
+    /// whether its thumbnail still stands (except with ``RevalidationPolicy/never``), counted as
+    /// a revalidation. With a record, a fresh original is used
     /// as it is; a stale one is revalidated: a 304 or the same bytes keep the thumbnail, other
     /// bytes replace the original and make the thumbnail stale. A revalidation that fails for a
     /// reason that may pass (no answer, a 5xx) uses the stale original, unless its response
@@ -61,10 +62,13 @@ struct OriginalCache: Sendable {
         let madeFrom = (try? await hoard.retrieve(String.self, forKey: originKey)) ?? record?.digest
         guard let record else {
             guard let madeFrom, policy != .never else { return Check(original: nil, thumbnailIsCurrent: true) }
+            // A revalidation by a full download: there is no validator to send.
+            work.countRevalidation()
             let response = try await downloader.download(url)
             guard case .data(let bytes) = response.body else { throw DownloadError.httpStatus(304, "Not Modified") }
             work.addDownloaded(bytes.count)
             let original = try Self.original(bytes)
+            if original.digest != madeFrom { work.countChangedOriginal() }
             try await keep(original, freshness: response.freshness, identifier: identifier, storingBytes: true)
             return Check(original: original, thumbnailIsCurrent: original.digest == madeFrom)
         }

@@ -231,6 +231,7 @@ struct FreshOriginalsTests {
         #expect(try Self.output(second) == firstBytes)
         #expect(Self.count(second, "fromCache") == 1 && Self.count(second, "made") == 0, "\(second)")
         #expect(Self.count(second, "bytesDownloaded") == Self.jpeg.count)
+        #expect(Self.count(second, "revalidations") == 1 && Self.count(second, "changedOriginals") == 0)
         #expect(server.requests(for: "/secret.jpg").map(\.ifNoneMatch) == [nil, nil], "plain downloads")
         let cache = try Hoard(
             configuration: .init(name: "default", directory: URL(fileURLWithPath: scratch.path("cache"))))
@@ -241,6 +242,7 @@ struct FreshOriginalsTests {
         current.withLock { $0 = Self.otherJPEG }
         let third = try await Self.run(["/secret.jpg"], base: base, scratch: scratch)
         #expect(Self.count(third, "made") == 1, "other bytes, a new thumbnail: \(third)")
+        #expect(Self.count(third, "changedOriginals") == 1)
         #expect(try Self.output(third) != firstBytes)
         await server.stop()
     }
