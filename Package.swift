@@ -113,11 +113,14 @@ let package = Package(
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
         ),
-        // End-to-end tests of the hoard tool: the built binary against an HTTP server on 127.0.0.1.
+        // End-to-end tests of the hoard tool: the built binary against an HTTP server on 127.0.0.1; and
+        // unit tests of its HTTP freshness rules.
         .testTarget(
             name: "HoardCommandTests",
             dependencies: [
                 "Hoard",
+                // @testable, for unit tests of the HTTP freshness rules.
+                "HoardCommand",
                 "HoardSystem",
                 "HoardTestSupport",
                 "RedisTestSupport",

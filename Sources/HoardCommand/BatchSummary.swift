@@ -16,9 +16,15 @@ struct InputResult: Sendable, Encodable {
     /// Values (the thumbnail, the original) this input took from the shared tier: stored there by
     /// another machine, or by another worker that this one waited for.
     var remoteHits = 0
+    /// Requests that revalidated a cached original (conditional when it had a validator).
+    var revalidations = 0
+    /// Revalidations answered `304 Not Modified`.
+    var notModified = 0
+    /// Revalidations that brought bytes other than the cached original's.
+    var changedOriginals = 0
 
     enum CodingKeys: String, CodingKey {
-        case input, status, output, error, bytesDownloaded
+        case input, status, output, error, bytesDownloaded, revalidations, notModified, changedOriginals
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -34,6 +40,9 @@ struct InputResult: Sendable, Encodable {
         }
         try container.encodeIfPresent(output, forKey: .output)
         try container.encode(bytesDownloaded, forKey: .bytesDownloaded)
+        try container.encode(revalidations, forKey: .revalidations)
+        try container.encode(notModified, forKey: .notModified)
+        try container.encode(changedOriginals, forKey: .changedOriginals)
     }
 }
 
@@ -61,10 +70,17 @@ struct BatchSummary: Sendable, Encodable {
     var imagesPerSecond: Double { elapsed > 0 ? Double(made + fromCache) / elapsed : 0 }
     /// Thumbnails and originals taken from the shared tier.
     var remoteHits: Int { results.reduce(0) { $0 + $1.remoteHits } }
+    /// Requests that revalidated cached originals.
+    var revalidations: Int { results.reduce(0) { $0 + $1.revalidations } }
+    /// Revalidations answered `304 Not Modified`.
+    var notModified: Int { results.reduce(0) { $0 + $1.notModified } }
+    /// Revalidations that brought changed originals.
+    var changedOriginals: Int { results.reduce(0) { $0 + $1.changedOriginals } }
 
     enum CodingKeys: String, CodingKey {
         case inputs, made, fromCache, failed, bytesDownloaded, elapsedSeconds, imagesPerSecond, results
         case remoteHits, remoteWaits, remoteErrors
+        case revalidations, notModified, changedOriginals
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -79,6 +95,9 @@ struct BatchSummary: Sendable, Encodable {
         try container.encode(remoteHits, forKey: .remoteHits)
         try container.encode(remote?.waits ?? 0, forKey: .remoteWaits)
         try container.encode(remote?.errors ?? 0, forKey: .remoteErrors)
+        try container.encode(revalidations, forKey: .revalidations)
+        try container.encode(notModified, forKey: .notModified)
+        try container.encode(changedOriginals, forKey: .changedOriginals)
         try container.encode(results, forKey: .results)
     }
 
@@ -97,6 +116,10 @@ struct BatchSummary: Sendable, Encodable {
               elapsed:    \(elapsed.fixed(decimals: 2)) s (\(imagesPerSecond.fixed(decimals: 1)) images/s)
 
             """
+        if revalidations > 0 {
+            text +=
+                "  originals:  \(revalidations) revalidated, \(notModified) not modified (304), \(changedOriginals) changed\n"
+        }
         if let remote {
             text +=
                 "  remote:     \(remoteHits) hits, \(remote.waits) waits for another worker, \(remote.errors) errors\n"

@@ -14,6 +14,9 @@ import NIOHTTP1
 /// given to the client, so no client error can quote them. A request that fails because the
 /// server had closed the kept-alive connection it was sent on, before any response arrived, is
 /// sent once more (the pool then opens a new connection).
+///
+/// A conditional request (``download(_:conditions:)`` with the cached original's validators)
+/// may be answered `304 Not Modified`, which is a result, not an error.
 final class Downloader: Sendable {
     /// The time limit per download, in seconds (`--timeout`, validated to 0.001...86400).
     let timeout: Double
@@ -62,23 +65,28 @@ final class Downloader: Sendable {
         }
     }
 
-    /// The body of `url`.
+    /// The body of `url`, or with `conditions`, `304 Not Modified` when the server says the cached
+    /// original is still current.
     ///
+    /// - Parameters:
+    ///   - url: An http or https URL; its credentials are sent as basic authentication.
+    ///   - conditions: The validators of a cached original, for a conditional request; `nil`
+    ///     for a plain one (then a 304 is an error, as any other status outside 2xx).
     /// - Throws: ``DownloadError`` naming what went wrong.
-    func download(_ url: URL) async throws(DownloadError) -> Data {
+    func download(_ url: URL, conditions: RequestConditions? = nil) async throws(DownloadError) -> DownloadResponse {
         do {
             // The whole request, body included, races the time limit.
-            return try await withThrowingTaskGroup(of: Data?.self) { group in
-                group.addTask { try await self.fetch(url) }
+            return try await withThrowingTaskGroup(of: DownloadResponse?.self) { group in
+                group.addTask { try await self.fetch(url, conditions: conditions) }
                 group.addTask {
                     try await Task.sleep(for: .milliseconds(self.timeoutMilliseconds))
                     return nil
                 }
                 defer { group.cancelAll() }
-                guard let first = try await group.next(), let data = first else {
+                guard let first = try await group.next(), let response = first else {
                     throw DownloadError.timedOut(seconds: timeout)
                 }
-                return data
+                return response
             }
         } catch let error as DownloadError {
             throw error
@@ -87,17 +95,28 @@ final class Downloader: Sendable {
         }
     }
 
-    private func fetch(_ url: URL) async throws -> Data {
+    private func fetch(_ url: URL, conditions: RequestConditions?) async throws -> DownloadResponse {
         var request = HTTPClientRequest(url: URLCredentials.removing(from: url).absoluteString)
         if let credentials = URLCredentials(of: url) {
             request.setBasicAuth(username: credentials.user, password: credentials.password ?? "")
         }
+        if let entityTag = conditions?.entityTag { request.headers.add(name: "if-none-match", value: entityTag) }
+        if let lastModified = conditions?.lastModified {
+            request.headers.add(name: "if-modified-since", value: lastModified)
+        }
+        let requestTime = Date()
         let response: HTTPClientResponse
         do {
             response = try await client.execute(request, timeout: .milliseconds(timeoutMilliseconds))
         } catch where Self.isClosedConnection(error) {
             // No response byte has arrived (execute returns with the head): a GET is safe to resend.
             response = try await client.execute(request, timeout: .milliseconds(timeoutMilliseconds))
+        }
+        let freshness = HTTPFreshness(
+            field: { response.headers[$0] }, requestTime: requestTime, responseTime: Date())
+        if conditions != nil, response.status == .notModified {
+            for try await _ in response.body {}  // a 304 has no body: reads its end
+            return DownloadResponse(body: .notModified, freshness: freshness)
         }
         guard (200..<300).contains(response.status.code) else {
             throw DownloadError.httpStatus(Int(response.status.code), response.status.reasonPhrase)
@@ -112,7 +131,7 @@ final class Downloader: Sendable {
             }
             body.append(contentsOf: chunk.readableBytesView)
         }
-        return body
+        return DownloadResponse(body: .data(body), freshness: freshness)
     }
 
     /// Whether `error` says the connection was closed under the request: the server dropped a

@@ -7,14 +7,21 @@ import HoardSystem
 ///
 /// Both the thumbnail and the downloaded original go through the cache's fetching API
 /// (``Hoard/encodedEntry(_:forKey:expiry:fetch:)``), so each is made or downloaded once per key:
-/// inputs of one run share it, and so do machines sharing a remote tier.
+/// inputs of one run share it, and so do machines sharing a remote tier. A URL's original is
+/// checked first, as HTTP caching says (see ``OriginalCache``): a thumbnail made from an original
+/// that has since changed is made again.
 struct ThumbnailBatch: Sendable {
     let hoard: Hoard
     let downloader: Downloader
     let settings: ThumbnailSettings
     let downloadConcurrency: Int
     let decodeConcurrency: Int
-    /// The values `hoard` could not store (its logger records them).
+    /// When cached originals are revalidated (`--revalidate`).
+    let revalidation: RevalidationPolicy
+
+    private var originals: OriginalCache {
+        OriginalCache(hoard: hoard, downloader: downloader, policy: revalidation)
+    }
 
     func run(_ inputs: [InputSource.Expanded], progress: Progress?) async
         -> BatchSummary
@@ -53,13 +60,15 @@ struct ThumbnailBatch: Sendable {
             let source = try source.get()
             let identifier = try source.identifier()
             let key = try settings.thumbnailKey(for: source, identifier: identifier)
+            let original = try await checkOriginal(of: source, identifier: identifier, thumbnailKey: key, work: work)
             // A warm run decodes nothing: the stored JPEG or PNG is written out as it is. A miss runs
             // the fetch once per key, for every input of this run that needs it and, with a shared
             // tier, for every machine: the others wait for its thumbnail. Stored as an Image (the
             // bytes as encoded), so code reads it with retrieve(Image.self, ...).
             let thumbnail = try await hoard.encodedEntry(Image.self, forKey: key.key) { [self] in
                 try await makeThumbnail(
-                    key, of: source, identifier: identifier, decodeLimiter: decodeLimiter, work: work)
+                    key, of: source, identifier: identifier, original: original, decodeLimiter: decodeLimiter,
+                    work: work)
             }
             // A cache that cannot be written fails the input: the warm rerun it promises would not come.
             if let storeError = thumbnail.storeError { throw RunFailure("\(storeError)") }
@@ -76,19 +85,40 @@ struct ThumbnailBatch: Sendable {
         let done = work.counts
         result.bytesDownloaded = done.bytesDownloaded
         result.remoteHits += done.sharedOriginals
+        result.revalidations = done.revalidations
+        result.notModified = done.notModified
+        result.changedOriginals = done.changedOriginals
         return result
+    }
+
+    /// Checks a URL's cached original (see ``OriginalCache/check(_:identifier:thumbnailKey:work:)``)
+    /// and removes its thumbnail when that was made from an original that has changed since.
+    ///
+    /// - Returns: The original when the check downloaded it; `nil` for a local file.
+    private func checkOriginal(of source: InputSource, identifier: String, thumbnailKey key: ThumbnailKey, work: InputWork)
+        async throws -> OriginalCache.Original?
+    {
+        guard case .remote(let url) = source else { return nil }
+        let check = try await originals.check(url, identifier: identifier, thumbnailKey: key.key, work: work)
+        if !check.thumbnailIsCurrent { try await hoard.remove(forKey: key.key) }
+        return check.original
     }
 
     /// The thumbnail of `source`: its original downloaded (or taken from the cache), or read,
     /// then decoded with decode-time downscaling, resized and encoded.
     ///
-    /// A downloaded original is stored too, so that another `--size` downloads nothing; it is
-    /// fetched once per URL across machines as the thumbnail is. Only a whole, decodable original
-    /// is ever stored: its thumbnail is made before the download's fetch returns. A local original
-    /// is not stored, and must be a regular file no larger than `--max-download-bytes`, the limit
-    /// for downloads (see ``LocalFile/read(_:maximumByteCount:)``).
+    /// A downloaded original is stored too (unless its response said `no-store`), so that another
+    /// `--size` downloads nothing; it is fetched once per URL across machines as the thumbnail is.
+    /// Only a whole, decodable original is ever stored: its thumbnail is made before the
+    /// download's fetch returns. The thumbnail of a URL is recorded with the digest of the original
+    /// it was made from (see ``OriginalCache``). A local original is not stored, and must be a
+    /// regular file no larger than `--max-download-bytes`, the limit for downloads (see
+    /// ``LocalFile/read(_:maximumByteCount:)``).
+    ///
+    /// - Parameter original: A URL's original when checking it has just downloaded it.
     private func makeThumbnail(
-        _ key: ThumbnailKey, of source: InputSource, identifier: String, decodeLimiter: AsyncLimiter, work: InputWork
+        _ key: ThumbnailKey, of source: InputSource, identifier: String, original: OriginalCache.Original?,
+        decodeLimiter: AsyncLimiter, work: InputWork
     ) async throws -> Data {
         switch source {
         case .file(let path):
@@ -101,18 +131,16 @@ struct ThumbnailBatch: Sendable {
             }
             return try await decodeLimiter.run { try key.encoded(key.thumbnail(from: original)) }
         case .remote(let url):
-            let originalKey = ThumbnailSettings.originalKey(identifier: identifier)
-            let original = try await hoard.encodedEntry(Data.self, forKey: originalKey) { [self] in
-                let data = try await downloader.download(url)
-                work.addDownloaded(data.count)
-                let thumbnail = try await decodeLimiter.run { try key.encoded(key.thumbnail(from: data)) }
-                work.keep(thumbnail)
-                return data
+            let make: @Sendable (Data) async throws -> Data = { data in
+                try await decodeLimiter.run { try key.encoded(key.thumbnail(from: data)) }
             }
-            if let storeError = original.storeError { throw RunFailure("\(storeError)") }
-            if Self.isShared(original.source) { work.countSharedOriginal() }
-            if let made = work.thumbnail { return made }
-            return try await decodeLimiter.run { try key.encoded(key.thumbnail(from: original.value)) }
+            let used =
+                if let original { original } else {
+                    try await originals.original(url, identifier: identifier, work: work, makeThumbnail: make)
+                }
+            let thumbnail = if let made = work.thumbnail { made } else { try await make(used.bytes) }
+            try await originals.recordThumbnail(key.key, madeFrom: used)
+            return thumbnail
         }
     }
 
@@ -146,26 +174,4 @@ struct ThumbnailBatch: Sendable {
     private static func seconds(since start: UInt64) -> Double {
         Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
     }
-}
-
-/// What the fetches of one input did, recorded from inside them (they run in tasks of their own).
-private final class InputWork: Sendable {
-    struct Counts {
-        var bytesDownloaded = 0
-        var sharedOriginals = 0
-    }
-
-    private let state = Lock<(counts: Counts, thumbnail: Data?)>((Counts(), nil))
-
-    /// The counts so far.
-    var counts: Counts { state.withLock { $0.counts } }
-
-    /// The thumbnail made while its original was fetched, if it was.
-    var thumbnail: Data? { state.withLock { $0.thumbnail } }
-
-    func addDownloaded(_ byteCount: Int) { state.withLock { $0.counts.bytesDownloaded += byteCount } }
-
-    func countSharedOriginal() { state.withLock { $0.counts.sharedOriginals += 1 } }
-
-    func keep(_ thumbnail: Data) { state.withLock { $0.thumbnail = thumbnail } }
 }

@@ -99,6 +99,13 @@ struct ThumbnailsCommand: AsyncParsableCommand {
             valueName: "N"))
     var maxFolderEntries: Int = 1_000_000
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "When cached originals are checked with their servers: stale (when HTTP caching says they are stale), always (every run, with a conditional request), or never.",
+            valueName: "WHEN"))
+    var revalidate: RevalidationPolicy = .stale
+
     @Flag(name: .long, help: "Print the summary and per-input results as JSON on standard output.")
     var json = false
 
@@ -186,7 +193,8 @@ struct ThumbnailsCommand: AsyncParsableCommand {
             timeout: timeout, maximumBytes: maxDownloadBytes, maximumRedirects: maxRedirects)
         let batch = ThumbnailBatch(
             hoard: hoard, downloader: downloader, settings: settings,
-            downloadConcurrency: concurrency ?? cores * 4, decodeConcurrency: min(concurrency ?? cores, cores))
+            downloadConcurrency: concurrency ?? cores * 4, decodeConcurrency: min(concurrency ?? cores, cores),
+            revalidation: revalidate)
         let expanded = InputSource.expand(arguments, maximumFolderEntries: maxFolderEntries)
         var summary = await batch.run(expanded, progress: Progress.forStandardError())
         try await downloader.shutdown()

@@ -56,7 +56,9 @@ struct DownloadTests {
         ] {
             #expect(!text.contains("secret"), "\(name) shows the password: \(text)")
         }
-        #expect(list.standardOutput.split(separator: "\n").count == 2, "a thumbnail and its original")
+        #expect(
+            list.standardOutput.split(separator: "\n").count == 4,
+            "a thumbnail, its original, the original's record and the thumbnail's origin mark")
         // Basic authentication, "user:secret" in base64, for the good URL (the second run read the cache).
         #expect(server.authorizationHeaders(for: "/private.jpg") == ["Basic dXNlcjpzZWNyZXQ="])
         #expect(server.authorizationHeaders(for: "/missing.jpg").allSatisfy { $0 == "Basic dXNlcjpzZWNyZXQ=" })

@@ -182,7 +182,10 @@ struct ThumbnailsCommandTests {
         let cache = try Hoard(
             configuration: .init(name: "default", directory: URL(fileURLWithPath: scratch.path("cache"))))
         let keys = try cache.diskEntries().map(\.key)
-        #expect(keys.count == 3, "two thumbnails and one downloaded original: \(keys)")
+        #expect(
+            keys.count == 5,
+            "two thumbnails, one downloaded original with its record, and that thumbnail's origin mark: \(keys)")
+        #expect(keys.filter { $0.hasPrefix("original-record/v1 ") || $0.hasPrefix("thumbnail-origin/v1 ") }.count == 2)
         #expect(keys.allSatisfy { $0.contains("good.jpg") || $0.contains("basn2c08.png") })
         await server.stop()
     }

@@ -6,9 +6,30 @@ import NIOPosix
 import Hoard
 
 /// An HTTP/1.1 server on 127.0.0.1 with canned routes, for end-to-end tests of the tool. It
-/// counts every request it receives, and keeps each one's `Authorization` header.
+/// counts every request it receives, and keeps each one's `Authorization` header and conditional
+/// headers (`If-None-Match`, `If-Modified-Since`).
 final class TestHTTPServer: Sendable {
+    /// What a ``Reply/respond(_:)`` route sees of a request.
+    struct Request: Sendable {
+        let path: String
+        /// `If-None-Match`, if sent.
+        let ifNoneMatch: String?
+        /// `If-Modified-Since`, if sent.
+        let ifModifiedSince: String?
+    }
+
+    /// What a ``Reply/respond(_:)`` route answers: any status, any headers, a body (sent with its
+    /// length; a 304's is not sent).
+    struct Response: Sendable {
+        var status: Int
+        var headers: [(String, String)]
+        var body: Data
+    }
+
     enum Reply: Sendable {
+        /// Whatever the closure answers for each request: a server whose answers change, or that
+        /// answers conditional requests.
+        case respond(@Sendable (Request) -> Response)
         /// 200 with a body and a content type.
         case ok(Data, contentType: String)
         /// A bare status with a short text body.
@@ -32,6 +53,7 @@ final class TestHTTPServer: Sendable {
     let closesReusedConnections: Bool
     private let requests = Lock<[String]>([])
     private let authorizations = Lock<[String: [String]]>([:])
+    private let conditions = Lock<[String: [Request]]>([:])
     private let dropped = Lock(0)
     private let channel: Lock<(any Channel)?> = Lock(nil)
 
@@ -71,10 +93,15 @@ final class TestHTTPServer: Sendable {
     /// The `Authorization` header of each request for `path` ("" when it had none), in order.
     func authorizationHeaders(for path: String) -> [String] { authorizations.withLock { $0[path] ?? [] } }
 
+    /// Each request for `path`, in order, with its conditional headers.
+    func requests(for path: String) -> [Request] { conditions.withLock { $0[path] ?? [] } }
+
     /// How many requests were dropped by closing their connection (`closesReusedConnections`).
     var droppedRequestCount: Int { dropped.withLock { $0 } }
 
-    fileprivate func reply(for path: String, authorization: String) -> Reply {
+    fileprivate func reply(for request: Request, authorization: String) -> Reply {
+        let path = request.path
+        conditions.withLock { $0[path, default: []].append(request) }
         let isFirst = requests.withLock { requests in
             defer { requests.append(path) }
             return !requests.contains(path)
@@ -82,6 +109,9 @@ final class TestHTTPServer: Sendable {
         authorizations.withLock { $0[path, default: []].append(authorization) }
         switch routes[path] ?? .status(404) {
         case .stallOnce(let body, let contentType): return isFirst ? .stall : .ok(body, contentType: contentType)
+        case .respond(let respond):
+            let response = respond(request)
+            return .respond { _ in response }
         case let reply: return reply
         }
     }
@@ -97,6 +127,8 @@ private final class RouteHandler: ChannelInboundHandler {
     let server: TestHTTPServer
     var path = "/"
     var authorization = ""
+    var ifNoneMatch: String?
+    var ifModifiedSince: String?
     /// Requests received on this connection.
     var requestCount = 0
 
@@ -109,6 +141,8 @@ private final class RouteHandler: ChannelInboundHandler {
         case .head(let head):
             path = head.uri
             authorization = head.headers.first(name: "authorization") ?? ""
+            ifNoneMatch = head.headers.first(name: "if-none-match")
+            ifModifiedSince = head.headers.first(name: "if-modified-since")
             requestCount += 1
         case .body: break
         case .end:
@@ -117,7 +151,9 @@ private final class RouteHandler: ChannelInboundHandler {
                 context.close(promise: nil)
                 return
             }
-            respond(context: context, reply: server.reply(for: path, authorization: authorization))
+            let request = TestHTTPServer.Request(
+                path: path, ifNoneMatch: ifNoneMatch, ifModifiedSince: ifModifiedSince)
+            respond(context: context, reply: server.reply(for: request, authorization: authorization))
         }
     }
 
@@ -126,6 +162,15 @@ private final class RouteHandler: ChannelInboundHandler {
         switch reply {
         case .stall, .stallOnce:
             return
+        case .respond(let respond):
+            let response = respond(TestHTTPServer.Request(path: path, ifNoneMatch: nil, ifModifiedSince: nil))
+            for (name, value) in response.headers { headers.add(name: name, value: value) }
+            let status = HTTPResponseStatus(statusCode: response.status)
+            if response.status == 304 {
+                send(context: context, status: status, headers: headers, chunks: [], declareLength: false)
+            } else {
+                send(context: context, status: status, headers: headers, chunks: [response.body])
+            }
         case .delayed(let body, let contentType, let milliseconds):
             context.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(milliseconds)) {
                 self.respond(context: context, reply: .ok(body, contentType: contentType))

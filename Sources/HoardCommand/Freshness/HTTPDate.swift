@@ -1,0 +1,95 @@
+import Foundation
+
+/// Parses the HTTP-date formats of RFC 9110 §5.6.7: the IMF-fixdate every server should send
+/// (`Sun, 06 Nov 1994 08:49:37 GMT`), and the obsolete RFC 850 (`Sunday, 06-Nov-94 08:49:37 GMT`)
+/// and asctime (`Sun Nov  6 08:49:37 1994`) formats a recipient must still accept.
+///
+/// Every field is checked (a day that the month does not have, an hour of 24, a year of five
+/// digits): a value that is not a date in one of the three formats is `nil`, which the callers
+/// treat as RFC 9111 says (an invalid `Expires` is already expired). No `DateFormatter`, whose
+/// first use costs more than a warm run's work and depends on the locale.
+///
+/// ```swift
+/// HTTPDate.parse("Sun, 06 Nov 1994 08:49:37 GMT")?.timeIntervalSince1970  // 784111777
+/// HTTPDate.parse("0")  // nil
+/// ```
+enum HTTPDate {
+    /// The date `text` names, or `nil` when it is not an HTTP-date.
+    ///
+    /// A two-digit RFC 850 year is read as 1970-2069.
+    ///
+    /// - Complexity: O(*n*) in the length of `text`.
+    static func parse(_ text: String) -> Date? {
+        let fields = text.split(separator: " ", omittingEmptySubsequences: true)
+        switch fields.count {
+        case 6:  // IMF-fixdate: Sun, 06 Nov 1994 08:49:37 GMT
+            guard fields[0].count == 4, fields[0].hasSuffix(","), shortWeekdays.contains(String(fields[0].dropLast())),
+                fields[1].count == 2, fields[3].count == 4, fields[5] == "GMT"
+            else { return nil }
+            return date(day: fields[1], month: fields[2], year: number(fields[3]), time: fields[4])
+        case 4:  // RFC 850: Sunday, 06-Nov-94 08:49:37 GMT
+            let parts = fields[1].split(separator: "-", omittingEmptySubsequences: false)
+            guard fields[0].hasSuffix(","), longWeekdays.contains(String(fields[0].dropLast())), parts.count == 3,
+                parts[0].count == 2, parts[2].count == 2, fields[3] == "GMT", let twoDigits = number(parts[2])
+            else { return nil }
+            return date(day: parts[0], month: parts[1], year: twoDigits < 70 ? 2000 + twoDigits : 1900 + twoDigits,
+                time: fields[2])
+        case 5:  // asctime: Sun Nov  6 08:49:37 1994
+            guard shortWeekdays.contains(String(fields[0])), (1...2).contains(fields[2].count), fields[4].count == 4
+            else { return nil }
+            return date(day: fields[2], month: fields[1], year: number(fields[4]), time: fields[3])
+        default:
+            return nil
+        }
+    }
+
+    // MARK: - Private
+
+    private static let shortWeekdays: Set<String> = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+    private static let longWeekdays: Set<String> = [
+        "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday",
+    ]
+    private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
+    /// The date of the checked fields, in GMT.
+    private static func date(day dayText: Substring, month monthText: Substring, year: Int?, time: Substring) -> Date? {
+        let clock = time.split(separator: ":", omittingEmptySubsequences: false)
+        guard let year, (1...9999).contains(year), let monthIndex = months.firstIndex(of: String(monthText)),
+            let day = number(dayText), clock.count == 3, clock.allSatisfy({ $0.count == 2 }),
+            let hour = number(clock[0]), let minute = number(clock[1]), let second = number(clock[2]),
+            hour < 24, minute < 60, second <= 60  // 60: a leap second
+        else { return nil }
+        let month = monthIndex + 1
+        guard day >= 1, day <= daysIn(month: month, year: year) else { return nil }
+        let days = daysSince1970(year: year, month: month, day: day)
+        let seconds = days * 86_400 + hour * 3_600 + minute * 60 + second
+        return Date(timeIntervalSince1970: TimeInterval(seconds))
+    }
+
+    /// The value of 1 to 4 ASCII digits, or `nil` (no sign, no space, nothing that could overflow).
+    private static func number(_ text: Substring) -> Int? {
+        guard (1...4).contains(text.utf8.count), text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
+            return nil
+        }
+        return text.utf8.reduce(0) { $0 * 10 + Int($1 - 0x30) }
+    }
+
+    private static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    /// Days from 1970-01-01 to the given proleptic Gregorian date (Howard Hinnant's
+    /// `days_from_civil`).
+    private static func daysSince1970(year: Int, month: Int, day: Int) -> Int {
+        let shiftedYear = month <= 2 ? year - 1 : year
+        let era = (shiftedYear >= 0 ? shiftedYear : shiftedYear - 399) / 400
+        let yearOfEra = shiftedYear - era * 400
+        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+}
