@@ -60,7 +60,7 @@ extension ImageError: CustomStringConvertible {
         case .pixelCountMismatch(let expected, let actual):
             "Pixel buffer holds \(actual) bytes, expected \(expected)"
         case .invalidQuality(let quality):
-            "Quality \(quality) is outside 1...100"
+            "JPEG or WebP quality \(quality) is outside 1...100"
         case .invalidValue(let error):
             "Invalid value: \(error)"
         }

@@ -98,7 +98,7 @@ struct WebPEncodingTests {
         let image = try EncodingTests.pattern(.rgb8)
         #expect(throws: ImageError.invalidQuality(0)) { try image.webpData(quality: 0) }
         #expect(throws: ImageError.invalidQuality(101)) { try image.webpData(quality: 101, lossless: true) }
-        #expect(ImageError.invalidQuality(0).description == "Quality 0 is outside 1...100")
+        #expect(ImageError.invalidQuality(0).description == "JPEG or WebP quality 0 is outside 1...100")
         let wide = try Image(width: 16_384, height: 1, format: .gray8, pixels: [UInt8](repeating: 0, count: 16_384))
         let error = #expect(throws: ImageError.self) { try wide.webpData() }
         guard case .encodingFailed(.webp, let message)? = error else {
