@@ -44,7 +44,7 @@ struct ThumbnailsCommand: AsyncParsableCommand {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "The longest side of each thumbnail, in pixels, 1-1000000 (a JPEG is capped at 65500).",
+            "The longest side of each thumbnail, in pixels, 1-1000000 (a JPEG is capped at 65500, a WebP at 16383).",
             valueName: "PIXELS"))
     var size: Int
 
@@ -64,10 +64,14 @@ struct ThumbnailsCommand: AsyncParsableCommand {
             valueName: "N"))
     var concurrency: Int?
 
-    @Option(name: .long, help: "auto (PNG when the image has alpha, else JPEG), jpeg or png.")
+    @Option(
+        name: .long,
+        help:
+            "auto (PNG when the image has alpha, else JPEG), jpeg, png or webp (lossy, alpha kept; lossless when the image has alpha and --quality is 100)."
+    )
     var format: OutputFormat = .auto
 
-    @Option(name: .long, help: ArgumentHelp("JPEG quality, 1-100.", valueName: "Q"))
+    @Option(name: .long, help: ArgumentHelp("JPEG or WebP quality, 1-100.", valueName: "Q"))
     var quality: Int = 85
 
     @Option(
@@ -207,13 +211,14 @@ struct ThumbnailsCommand: AsyncParsableCommand {
 
 /// What `--format` accepts: the library's thumbnail formats, spelled for the command line.
 enum OutputFormat: String, ExpressibleByArgument, Sendable, CaseIterable {
-    case auto, jpeg, png
+    case auto, jpeg, png, webp
 
     var keyFormat: ThumbnailKey.Format {
         switch self {
         case .auto: .auto
         case .jpeg: .jpeg
         case .png: .png
+        case .webp: .webp
         }
     }
 }

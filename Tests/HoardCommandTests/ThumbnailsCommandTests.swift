@@ -212,6 +212,8 @@ struct ThumbnailsCommandTests {
             ["thumbnails", "x.jpg", "--size", "10", "--output", "o", "--quality", "101"],
             ["thumbnails", "--size", "10", "--output", "o"],
             ["thumbnails", "x.jpg", "--size", "10", "--output", "o", "--format", "gif"],
+            ["thumbnails", "x.jpg", "--size", "10", "--output", "o", "--format", "avif"],
+            ["thumbnails", "x.jpg", "--size", "10", "--output", "o", "--format", "webp", "--quality", "0"],
             ["thumbnails", "x.jpg", "--size", "10", "--output", "o", "--filter", "bicubic"],
         ])
     func usageErrors(_ arguments: [String]) async throws {

@@ -105,6 +105,12 @@ public enum BadValueCases {
         Case(name: "Image.jpegData quality 101", field: "quality", value: "101") { _ in
             await caught { _ = try pixel().jpegData(quality: 101) }
         },
+        Case(name: "Image.webpData quality 0", field: "quality", value: "0") { _ in
+            await caught { _ = try pixel().webpData(quality: 0) }
+        },
+        Case(name: "Image.webpData quality 101 lossless", field: "quality", value: "101") { _ in
+            await caught { _ = try pixel().webpData(quality: 101, lossless: true) }
+        },
         Case(name: "Image.resized(toFit: 0)", field: "box", value: "0") { _ in
             await caught { _ = try pixel().resized(toFit: 0) }
         },

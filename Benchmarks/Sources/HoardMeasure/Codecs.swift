@@ -33,3 +33,18 @@ func measureCodecs(jpegPath: String, pngPath: String?, seconds: Double) throws {
         reportPNG("png encode", try callsPerSecond(seconds: seconds) { _ = try image.pngData() })
     }
 }
+
+/// WebP decode at full size of each file: frames/s and MP/s, as `dwebp -v` times its decode
+/// (RGB for an opaque file, RGBA with alpha; one thread, the data already in memory).
+func measureWebPDecode(paths: [String], seconds: Double) throws {
+    var options = Image.DecodingOptions()
+    options.appliesOrientation = false
+    for path in paths {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        let image = try Image(data: data, options: options)
+        let megapixels = Double(image.width * image.height) / 1e6
+        let rate = try callsPerSecond(seconds: seconds) { _ = try Image(data: data, options: options) }
+        let name = URL(fileURLWithPath: path).lastPathComponent
+        print(String(format: "webp decode %@ %7.1f fps %7.1f MP/s (%@)", name, rate, rate * megapixels, "\(image.format)"))
+    }
+}

@@ -3,6 +3,7 @@ import Foundation
 // Usage:
 //   HoardMeasure codec JPG [PNG] [--seconds S]  JPEG decode (1/1..1/8) and encode q90, PNG decode/encode: fps, MP/s
 //                                               (S seconds per figure after one warm-up call, default 3 as tjbench)
+//   HoardMeasure webp-decode WEBP... [--seconds S]  WebP decode at full size per file: fps, MP/s (as dwebp -v)
 //   HoardMeasure memory [reps]                  MemoryCache set/get, 100k String keys, 16-byte values (as memcache_bench.swift)
 //   HoardMeasure hoard-hit DIR [reps]           Hoard.retrieve answered by memory: 10k keys x 10 rounds, M hits/s
 //   HoardMeasure disk DIR [reps] [--sync]       DiskCache store/retrieve of 1 KiB x 10000, 64 KiB x 2000, 1 MiB x 200
@@ -18,7 +19,7 @@ import Foundation
 // Single thread throughout, except redis-tier with N > 1.
 
 let usage = """
-    usage: HoardMeasure codec JPG [PNG] [--seconds S] | memory [reps] | hoard-hit DIR [reps]
+    usage: HoardMeasure codec JPG [PNG] [--seconds S] | webp-decode WEBP... [--seconds S] | memory [reps] | hoard-hit DIR [reps]
                         | disk DIR [reps] [--sync]
                         | resize JPG [--seconds S] | peak JPG [--size PIXELS] [--quality Q]
                         | redis-tier --port P [--size BYTES] [--callers N] [--seconds S] [--op get|set]
@@ -63,6 +64,9 @@ case "codec" where positional.count >= 2:
     try measureCodecs(
         jpegPath: positional[1], pngPath: positional.count > 2 ? positional[2] : nil,
         seconds: arguments.options["--seconds"].flatMap(Double.init) ?? 3)
+case "webp-decode" where positional.count >= 2:
+    try measureWebPDecode(
+        paths: Array(positional.dropFirst()), seconds: arguments.options["--seconds"].flatMap(Double.init) ?? 3)
 case "resize" where positional.count >= 2:
     try measureResize(jpegPath: positional[1], seconds: arguments.options["--seconds"].flatMap(Double.init) ?? 2)
 case "memory":

@@ -164,6 +164,14 @@ int hoard_webp_decoder_read(hoard_webp_decoder *decoder, uint8_t *pixels, size_t
                             hoard_codec_result *result);
 void hoard_webp_decoder_destroy(hoard_webp_decoder *decoder);
 
+/// Encodes 8-bit RGB (3 channels) or RGBA (4, tightly packed) pixels as WebP, sides up to 16383.
+/// Lossy (`lossless` 0): VP8 at `quality` 1-100, 4:2:0, alpha (if any) compressed losslessly.
+/// Lossless (`lossless` 1): VP8L keeping every pixel, RGB under transparent pixels too; `quality`
+/// must still be 1-100 but the effort is libwebp's default (75). On success `*output` is a buffer
+/// to release with `hoard_codec_free`.
+int hoard_webp_encode(const uint8_t *pixels, uint32_t width, uint32_t height, uint32_t channels, int quality,
+                      int lossless, uint8_t **output, size_t *output_size, hoard_codec_result *result);
+
 // MARK: - GIF
 
 typedef struct hoard_gif_decoder hoard_gif_decoder;

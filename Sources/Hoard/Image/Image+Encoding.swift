@@ -44,6 +44,45 @@ extension Image {
         }
     }
 
+    /// The WebP quality used when none is given: 75, `cwebp`'s default.
+    public static let defaultWebPQuality = 75
+
+    /// The longest side a WebP may have: libwebp's limit (`WEBP_MAX_DIMENSION`), 16,383 pixels.
+    public static let maximumWebPSide = 16_383
+
+    /// Encodes the image as WebP: lossy (VP8) at `quality`, or lossless (VP8L).
+    ///
+    /// Alpha is kept either way: in a lossy file it is compressed losslessly beside the lossy
+    /// colour. Lossless keeps every pixel, the colour under fully transparent pixels too. Gray
+    /// images are encoded as RGB (WebP has no gray), so they decode as ``PixelFormat/rgb8`` (or
+    /// ``PixelFormat/rgba8`` with alpha).
+    ///
+    /// ```swift
+    /// let small = try photo.webpData(quality: 80)
+    /// let exact = try logo.webpData(lossless: true)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - quality: 1 (smallest) to 100 (best); default ``defaultWebPQuality``. Checked but not used
+    ///     when `lossless` is true (lossless uses libwebp's default effort).
+    ///   - lossless: Whether to encode every pixel exactly; default `false`.
+    /// - Returns: A complete WebP file (RIFF, a `VP8 `, `VP8L` or, with lossy alpha, `VP8X` file).
+    /// - Throws: ``ImageError/invalidQuality(_:)`` outside 1...100, ``ImageError/encodingFailed(_:message:)``
+    ///   with libwebp's error (for example a side over ``maximumWebPSide``).
+    public func webpData(quality: Int = Image.defaultWebPQuality, lossless: Bool = false) throws(ImageError) -> Data {
+        guard (1...100).contains(quality) else { throw .invalidQuality(quality) }
+        guard width <= Self.maximumWebPSide, height <= Self.maximumWebPSide else {
+            throw .encodingFailed(
+                .webp, message: "\(width) x \(height) has a side over WebP's limit of \(Self.maximumWebPSide)")
+        }
+        let color = format.isColor ? self : converted(to: hasAlpha ? .rgba8 : .rgb8)
+        return try color.encode(.webp) { pixels, output, size, result in
+            hoard_webp_encode(
+                pixels, UInt32(color.width), UInt32(color.height), UInt32(color.format.channelCount),
+                Int32(quality), lossless ? 1 : 0, output, size, result)
+        }
+    }
+
     /// Runs one C encoder and hands its malloc'd buffer to `Data` without copying.
     private func encode(
         _ format: ImageFormat,

@@ -1,4 +1,5 @@
 import HoardSystem
+
 /// Why an image could not be decoded, encoded or built.
 ///
 /// Every case names the format involved and, where the codec library (libpng, libjpeg, libwebp,
@@ -28,7 +29,7 @@ public enum ImageError: Error, Sendable, Hashable {
     case invalidDimensions(width: Int, height: Int)
     /// A pixel buffer whose length does not match the size and format.
     case pixelCountMismatch(expected: Int, actual: Int)
-    /// A JPEG quality outside 1...100.
+    /// A JPEG or WebP quality outside 1...100.
     case invalidQuality(Int)
     /// Another argument Hoard cannot use (a box of 0 pixels, a compression level outside 0...9).
     case invalidValue(InvalidValueError)
@@ -59,7 +60,7 @@ extension ImageError: CustomStringConvertible {
         case .pixelCountMismatch(let expected, let actual):
             "Pixel buffer holds \(actual) bytes, expected \(expected)"
         case .invalidQuality(let quality):
-            "JPEG quality \(quality) is outside 1...100"
+            "JPEG or WebP quality \(quality) is outside 1...100"
         case .invalidValue(let error):
             "Invalid value: \(error)"
         }

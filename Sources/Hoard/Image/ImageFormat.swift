@@ -1,6 +1,6 @@
 import Foundation
 
-/// An encoded image file format that ``Image`` reads; PNG and JPEG it also writes.
+/// An encoded image file format that ``Image`` reads; PNG, JPEG and WebP it also writes.
 public enum ImageFormat: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     /// Portable Network Graphics, lossless, with optional alpha.
     case png

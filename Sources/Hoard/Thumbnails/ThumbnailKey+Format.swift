@@ -11,8 +11,11 @@ extension ThumbnailKey {
         case jpeg
         /// Always PNG.
         case png
+        /// Always WebP: lossy at the key's quality (alpha kept), or lossless when the thumbnail has
+        /// alpha and the quality is 100.
+        case webp
 
-        /// The tool's spelling: `auto`, `jpeg` or `png`.
+        /// The tool's spelling: `auto`, `jpeg`, `png` or `webp`.
         public var description: String { rawValue }
     }
 }

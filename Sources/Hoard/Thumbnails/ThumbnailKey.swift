@@ -5,7 +5,7 @@ import HoardSystem
 /// and every setting that changes the thumbnail's bytes.
 ///
 /// The tool and code share one cache: `hoard thumbnails` uses ``Hoard/shared``'s folder unless
-/// `--cache` names another, and stores each thumbnail as an ``Image`` entry (its JPEG or PNG
+/// `--cache` names another, and stores each thumbnail as an ``Image`` entry (its JPEG, PNG or WebP
 /// bytes, recorded under ``Image``'s ``Cachable/cacheTypeIdentifier``). So code reads what the tool
 /// made with ``Hoard/retrieve(_:forKey:)-(_,ThumbnailKey)`` and gets it decoded, and a thumbnail
 /// code stores with ``Hoard/store(_:forKey:expiry:)-(_,ThumbnailKey,_)`` is what the tool's next
@@ -17,7 +17,7 @@ import HoardSystem
 ///   of them, so that no secret is stored) or the `file://` URL of an absolute path;
 /// - for a local file, its **fingerprint** (size and modification time), so that an edited file
 ///   is thumbnailed again;
-/// - the **size** (`--size`), **format** (`--format`), JPEG **quality** (`--quality`) and
+/// - the **size** (`--size`), **format** (`--format`), JPEG or WebP **quality** (`--quality`) and
 ///   resampling **filter** (`--filter`), whose defaults here are the tool's.
 ///
 /// Keys start with `thumbnail/v2`: the version changes whenever the tool's output for the same
@@ -32,7 +32,7 @@ import HoardSystem
 /// print(key)  // thumbnail/v2 file:///home/ada/photos/beach.jpg bytes=2411725 modified=1718000000.123456789 size=256 format=auto quality=85 filter=lanczos3
 /// ```
 public struct ThumbnailKey: Sendable, Hashable {
-    /// The tool's default JPEG quality, `--quality`'s default: 85.
+    /// The tool's default JPEG (and WebP) quality, `--quality`'s default: 85.
     public static let defaultQuality = 85
 
     /// The longest side a JPEG may have: libjpeg's limit (`JPEG_MAX_DIMENSION`). A thumbnail that
@@ -51,7 +51,7 @@ public struct ThumbnailKey: Sendable, Hashable {
     public let size: Int
     /// The encoding the thumbnail is stored in.
     public let format: Format
-    /// The JPEG quality, 1-100 (part of the key even when the thumbnail is a PNG, as in the tool).
+    /// The JPEG or WebP quality, 1-100 (part of the key even when the thumbnail is a PNG, as in the tool).
     public let quality: Int
     /// The resampling filter used after decode-time downscaling.
     public let filter: Image.ResamplingFilter
@@ -70,7 +70,7 @@ public struct ThumbnailKey: Sendable, Hashable {
     ///   - fingerprint: A local file's size and modification time, or `nil`.
     ///   - size: The thumbnail's longest side, at least 1.
     ///   - format: The stored encoding; default ``Format/auto``.
-    ///   - quality: The JPEG quality, 1-100; default ``defaultQuality`` (85).
+    ///   - quality: The JPEG or WebP quality, 1-100; default ``defaultQuality`` (85).
     ///   - filter: The resampling filter; default ``Image/ResamplingFilter/lanczos3``.
     /// - Throws: ``ThumbnailKeyError/invalidValue(_:)`` naming `source`, `size` or `quality`.
     public init(
@@ -111,7 +111,7 @@ public struct ThumbnailKey: Sendable, Hashable {
     ///   - path: The image file, absolute or relative to the current folder.
     ///   - size: The thumbnail's longest side, at least 1.
     ///   - format: The stored encoding; default ``Format/auto``.
-    ///   - quality: The JPEG quality, 1-100; default ``defaultQuality`` (85).
+    ///   - quality: The JPEG or WebP quality, 1-100; default ``defaultQuality`` (85).
     ///   - filter: The resampling filter; default ``Image/ResamplingFilter/lanczos3``.
     /// - Throws: ``ThumbnailKeyError/fileUnavailable(path:call:errno:)`` when the file's status
     ///   cannot be read (`ENOENT`, `EACCES`); ``ThumbnailKeyError/invalidValue(_:)``.
@@ -138,7 +138,7 @@ public struct ThumbnailKey: Sendable, Hashable {
     ///   - url: An http or https URL with a host, or a file URL.
     ///   - size: The thumbnail's longest side, at least 1.
     ///   - format: The stored encoding; default ``Format/auto``.
-    ///   - quality: The JPEG quality, 1-100; default ``defaultQuality`` (85).
+    ///   - quality: The JPEG or WebP quality, 1-100; default ``defaultQuality`` (85).
     ///   - filter: The resampling filter; default ``Image/ResamplingFilter/lanczos3``.
     /// - Throws: ``ThumbnailKeyError/unsupportedURL(_:)`` for another scheme or no host;
     ///   ``ThumbnailKeyError/hashUnavailable`` when the SHA-256 of credentials fails; for a file
@@ -163,7 +163,7 @@ public struct ThumbnailKey: Sendable, Hashable {
     /// quality=<q> filter=<name>`, the filter spelled as the tool's `--filter` spells it.
     ///
     /// ```swift
-    /// let bytes = try Hoard.shared.storedBytes(forKey: key.key)  // the tool's JPEG or PNG, as written
+    /// let bytes = try Hoard.shared.storedBytes(forKey: key.key)  // the tool's JPEG, PNG or WebP, as written
     /// ```
     public var key: String {
         let fileFingerprint = fingerprint.map { " " + $0.description } ?? ""
@@ -186,28 +186,29 @@ public struct ThumbnailKey: Sendable, Hashable {
     }
 
     /// The bytes the tool stores and writes for `thumbnail`: PNG for ``Format/png`` (and for
-    /// ``Format/auto`` when the image has alpha), else JPEG at ``quality``, first scaled down to
-    /// fit ``maximumJPEGSide`` if it is larger.
+    /// ``Format/auto`` when the image has alpha); WebP for ``Format/webp`` at ``quality``, lossless
+    /// when the image has alpha and ``quality`` is 100; else JPEG at ``quality``. A JPEG is first
+    /// scaled down to fit ``maximumJPEGSide`` if it is larger, a WebP to fit ``Image/maximumWebPSide``.
     ///
     /// ```swift
     /// let bytes = try key.encoded(thumbnail)
     /// ```
     ///
     /// - Parameter thumbnail: The thumbnail.
-    /// - Returns: A PNG or JPEG file.
+    /// - Returns: A PNG, JPEG or WebP file.
     /// - Throws: ``ImageError/encodingFailed(_:message:)``.
     public func encoded(_ thumbnail: Image) throws(ImageError) -> Data {
-        let isJPEG =
-            switch format {
-            case .png: false
-            case .jpeg: true
-            case .auto: !thumbnail.hasAlpha
-            }
-        guard isJPEG else { return try thumbnail.pngData() }
-        let fitting =
-            max(thumbnail.width, thumbnail.height) > Self.maximumJPEGSide
-            ? try thumbnail.resized(toFit: Self.maximumJPEGSide, filter: filter) : thumbnail
-        return try fitting.jpegData(quality: quality)
+        switch format {
+        case .png:
+            return try thumbnail.pngData()
+        case .auto where thumbnail.hasAlpha:
+            return try thumbnail.pngData()
+        case .webp:
+            let fitting = try fitted(thumbnail, within: Image.maximumWebPSide)
+            return try fitting.webpData(quality: quality, lossless: fitting.hasAlpha && quality == 100)
+        case .auto, .jpeg:
+            return try fitted(thumbnail, within: Self.maximumJPEGSide).jpegData(quality: quality)
+        }
     }
 
     /// The name a key gives a local file: the `file://` URL of `path`, which must be absolute and
@@ -233,6 +234,11 @@ public struct ThumbnailKey: Sendable, Hashable {
     }
 
     // MARK: - Private
+
+    /// `thumbnail`, scaled down with ``filter`` to fit `side` if it is larger.
+    private func fitted(_ thumbnail: Image, within side: Int) throws(ImageError) -> Image {
+        max(thumbnail.width, thumbnail.height) > side ? try thumbnail.resized(toFit: side, filter: filter) : thumbnail
+    }
 
     /// The `--filter` spelling of `filter`.
     private static func name(of filter: Image.ResamplingFilter) -> String {

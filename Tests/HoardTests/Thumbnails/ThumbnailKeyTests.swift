@@ -28,7 +28,7 @@ struct ThumbnailKeyTests {
             try ThumbnailKey(source: "s", size: 1, filter: $0).key.components(separatedBy: "filter=").last ?? ""
         }
         #expect(Set(names) == ["box", "bilinear", "catmull-rom", "lanczos3"])
-        #expect(ThumbnailKey.Format.allCases.map(\.description) == ["auto", "jpeg", "png"])
+        #expect(ThumbnailKey.Format.allCases.map(\.description) == ["auto", "jpeg", "png", "webp"])
     }
 
     @Test("a local file: its file URL, size and modification time to the nanosecond")
@@ -132,6 +132,31 @@ struct ThumbnailKeyTests {
         #expect(try png.encoded(thumbnail) == thumbnail.pngData())
         let jpeg = try ThumbnailKey(source: "s", size: 100, format: .jpeg)
         #expect(ImageFormat(sniffing: try jpeg.encoded(alpha)) == .jpeg)
+        let webp = try ThumbnailKey(source: "s", size: 100, format: .webp, quality: 70)
+        #expect(try webp.encoded(thumbnail) == thumbnail.webpData(quality: 70))
+    }
+
+    @Test("WebP: lossy at the key's quality, lossless only for alpha at quality 100; its own key")
+    func webp() throws {
+        let alpha = try Image(data: TestFiles.testImage("PngSuite/basn6a08.png"))
+        let opaque = try Image(data: TestFiles.testImage("libjpeg-turbo/testorig.jpg"))
+        let chunk = { (data: Data) in String(decoding: data.dropFirst(12).prefix(4), as: UTF8.self) }
+        let best = try ThumbnailKey(source: "s", size: 100, format: .webp, quality: 100)
+        let lossless = try best.encoded(alpha)
+        #expect(chunk(lossless) == "VP8L")
+        #expect(try Image(data: lossless) == alpha, "alpha at quality 100: exact pixels")
+        #expect(chunk(try best.encoded(opaque)) == "VP8 ", "opaque at quality 100: lossy")
+        let almost = try ThumbnailKey(source: "s", size: 100, format: .webp, quality: 99)
+        let lossy = try almost.encoded(alpha)
+        #expect(chunk(lossy) == "VP8X")
+        #expect(try Image(data: lossy).format == .rgba8, "lossy keeps alpha")
+        let low = try ThumbnailKey(source: "s", size: 100, format: .webp, quality: 20)
+        #expect(try low.encoded(opaque).count < best.encoded(opaque).count)
+        let keys = try ThumbnailKey.Format.allCases.map {
+            try ThumbnailKey(source: "https://example.com/a.jpg", size: 256, format: $0).key
+        }
+        #expect(Set(keys).count == ThumbnailKey.Format.allCases.count)
+        #expect(keys.last == "thumbnail/v2 https://example.com/a.jpg size=256 format=webp quality=85 filter=lanczos3")
     }
 
     @Test("Hoard stores a thumbnail under its key as an Image entry, encoded as the key says, and reads it back")
@@ -150,6 +175,7 @@ struct ThumbnailKeyTests {
             let read = try #require(try await hoard.retrieve(Image.self, forKey: key))
             #expect(read.width == 64 && read.height == 43)
             if format == .png { #expect(read == thumbnail, "PNG is lossless") }
+            if format == .webp { #expect(ImageFormat(sniffing: stored.bytes) == .webp) }
             // The String-keyed API sees the same entry.
             #expect(try await hoard.retrieve(Image.self, forKey: key.description) != nil)
         }
