@@ -23,22 +23,27 @@ struct ProgressiveJPEGTests {
         return bytes.indices.dropLast().filter { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xDA }
     }
 
+    /// `name` decoded for `target` by reading every scan, and with `reading`; both of the same size.
+    static func pair(_ name: String, target: Int, reading: Image.ProgressiveReading) throws
+        -> (everyScan: Image, other: Image)
+    {
+        let data = try TestFiles.testImage("progressive/\(name)")
+        let everyScan = try decode(data, target: target, reading: .everyScan)
+        let other = try decode(data, target: target, reading: reading)
+        #expect(other.width == everyScan.width && other.height == everyScan.height)
+        #expect(other.width >= target && other.width < 2 * target)
+        return (everyScan, other)
+    }
+
     @Test("exact reading gives the pixels of reading every scan, at 1/8, 1/4 and 1/2", arguments: files, targets)
     func exactMatchesEveryScan(_ name: String, target: Int) throws {
-        let data = try TestFiles.testImage("progressive/\(name)")
-        let everyScan = try Self.decode(data, target: target, reading: .everyScan)
-        let exact = try Self.decode(data, target: target, reading: .exact)
-        #expect(exact.width == everyScan.width && exact.height == everyScan.height)
-        #expect(exact.width >= target && exact.width < 2 * target)
+        let (everyScan, exact) = try Self.pair(name, target: target, reading: .exact)
         #expect(PixelMath.maximumDifference(exact, everyScan) == 0)
     }
 
     @Test("nearly exact reading is within a few levels at 1/8, and exact at 1/4 and 1/2", arguments: files, targets)
     func nearlyExactIsClose(_ name: String, target: Int) throws {
-        let data = try TestFiles.testImage("progressive/\(name)")
-        let everyScan = try Self.decode(data, target: target, reading: .everyScan)
-        let near = try Self.decode(data, target: target, reading: .nearlyExact)
-        #expect(near.width == everyScan.width && near.height == everyScan.height)
+        let (everyScan, near) = try Self.pair(name, target: target, reading: .nearlyExact)
         if target == 64 {
             // Each coefficient may lack its lowest bit: on these files and the benchmark's photos
             // (Benchmarks/RESULTS.md), at most 6 levels on a pixel and 0.75 on average.
