@@ -29,17 +29,9 @@ struct RedisShardingTests {
         try await withRedisServer { first in
             try await withRedisServer { second in
                 let configuration = try Self.configuration([first, second])
-                let a = try Fixtures.Machine(folder: scratch.url(for: "a"), tierConfiguration: configuration)
-                let b = try Fixtures.Machine(folder: scratch.url(for: "b"), tierConfiguration: configuration)
-                do {
+                try await Fixtures.withMachines(in: scratch, configuration: configuration) { a, b in
                     try await Self.spreadKillRestart(a, b, first, second)
-                } catch {
-                    await a.shutdown()
-                    await b.shutdown()
-                    throw error
                 }
-                await a.shutdown()
-                await b.shutdown()
             }
         }
     }

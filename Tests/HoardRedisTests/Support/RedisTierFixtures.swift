@@ -90,18 +90,30 @@ enum RedisTierFixtures {
         defer { scratch.remove() }
         try await withRedisServer { server in
             let configuration = try tierConfiguration([server], namespace: namespace)
-            let a = try Machine(folder: scratch.url(for: "a"), tierConfiguration: configuration, configure: configure)
-            let b = try Machine(folder: scratch.url(for: "b"), tierConfiguration: configuration, configure: configure)
-            do {
+            try await withMachines(in: scratch, configuration: configuration, configure: configure) { a, b in
                 try await body(a, b, server)
-            } catch {
-                await a.shutdown()
-                await b.shutdown()
-                throw error
             }
+        }
+    }
+
+    /// Runs `body` with machines A and B (own disks in `scratch`, own tiers on `configuration`),
+    /// then shuts their tiers down, whatever `body` does.
+    static func withMachines(
+        in scratch: Folder, configuration: RedisTier.Configuration,
+        configure: @escaping (inout Hoard.Configuration) -> Void = { _ in },
+        _ body: (_ a: Machine, _ b: Machine) async throws -> Void
+    ) async throws {
+        let a = try Machine(folder: scratch.url(for: "a"), tierConfiguration: configuration, configure: configure)
+        let b = try Machine(folder: scratch.url(for: "b"), tierConfiguration: configuration, configure: configure)
+        do {
+            try await body(a, b)
+        } catch {
             await a.shutdown()
             await b.shutdown()
+            throw error
         }
+        await a.shutdown()
+        await b.shutdown()
     }
 
     /// The Redis tier's configuration for `servers`, with short deadlines so that a dead server costs
