@@ -58,6 +58,12 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
+        // The disk cache's index (SQLite in WAL mode), through the system's libsqlite3.
+        .systemLibrary(
+            name: "CHoardSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
         // All of libpng, libjpeg, libwebp, giflib and libavif (and every setjmp/longjmp) lives in
         // this C target, with the checksums and the hash.
         .target(
@@ -77,6 +83,7 @@ let package = Package(
             name: "Hoard",
             dependencies: [
                 "CHoardCodecs",
+                "CHoardSQLite",
                 "HoardSystem",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),

@@ -47,5 +47,25 @@ package enum SHA256 {
         return String(decoding: hex, as: UTF8.self)
     }
 
+    /// The bytes that `hex` spells (lowercase, two digits per byte), or `nil` when it is not such text.
+    ///
+    /// ```swift
+    /// SHA256.bytes(fromHex: "ba78")  // [0xBA, 0x78]
+    /// ```
+    ///
+    /// - Complexity: O(*n*) in the length of `hex`.
+    package static func bytes(fromHex hex: String) -> [UInt8]? {
+        let digits = Array(hex.utf8)
+        guard digits.count % 2 == 0 else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(digits.count / 2)
+        for index in stride(from: 0, to: digits.count, by: 2) {
+            guard let high = hexDigits.firstIndex(of: digits[index]), let low = hexDigits.firstIndex(of: digits[index + 1])
+            else { return nil }
+            bytes.append(UInt8(high << 4 | low))
+        }
+        return bytes
+    }
+
     private static let hexDigits = Array("0123456789abcdef".utf8)
 }

@@ -34,6 +34,11 @@ extension DiskCache {
         /// system without `flock`, a temporary file untouched for this long (default 600 s) is
         /// abandoned instead.
         public var abandonedTemporaryFileAge: TimeInterval
+        /// Entries whose record (header, key and value) is at most this many bytes (default
+        /// ``defaultInlineEntryLimit``) are kept inside the cache's index database rather than in a
+        /// file of their own: storing one creates no file. 0 gives every entry its own file. At
+        /// most ``maximumInlineEntryLimit``.
+        public var inlineEntryLimit: Int
         /// Where damaged entries, trims and removed temporary files are reported.
         public var logger: Logger
         /// The clock: creation dates, expiry and recency all use it.
@@ -49,6 +54,8 @@ extension DiskCache {
         ///   - recencyUpdateInterval: The granularity of recency tracking, in seconds.
         ///   - rescanInterval: How often writes re-scan the folder, in seconds.
         ///   - abandonedTemporaryFileAge: The age fallback for abandoned temporary files, in seconds.
+        ///   - inlineEntryLimit: The largest record kept inside the index, in bytes, 0 through
+        ///     ``maximumInlineEntryLimit``.
         ///   - logger: The logger; default label `"Hoard.DiskCache"`.
         ///   - now: The clock; default `Date.init`.
         /// - Complexity: O(1).
@@ -58,6 +65,7 @@ extension DiskCache {
             recencyUpdateInterval: TimeInterval = 60,
             rescanInterval: TimeInterval = 60,
             abandonedTemporaryFileAge: TimeInterval = 600,
+            inlineEntryLimit: Int = defaultInlineEntryLimit,
             logger: Logger = Logger(label: "Hoard.DiskCache"),
             now: @escaping @Sendable () -> Date = { Date() }
         ) {
@@ -66,9 +74,16 @@ extension DiskCache {
             self.recencyUpdateInterval = recencyUpdateInterval
             self.rescanInterval = rescanInterval
             self.abandonedTemporaryFileAge = abandonedTemporaryFileAge
+            self.inlineEntryLimit = inlineEntryLimit
             self.logger = logger
             self.now = now
         }
+
+        /// The default ``inlineEntryLimit``: 64 KiB of value and a key of up to 4 KiB.
+        public static let defaultInlineEntryLimit = 68 * 1024
+
+        /// The largest ``inlineEntryLimit`` accepted: 4 MiB.
+        public static let maximumInlineEntryLimit = 4 * 1024 * 1024
 
         /// Checks every limit, ratio and interval; ``DiskCache/init(directory:configuration:)`` calls it.
         ///
@@ -84,6 +99,11 @@ extension DiskCache {
             try InvalidValueError.check(rescanInterval, atLeast: 0, "DiskCache.Configuration.rescanInterval")
             try InvalidValueError.check(
                 abandonedTemporaryFileAge, atLeast: 0, "DiskCache.Configuration.abandonedTemporaryFileAge")
+            guard (0...Self.maximumInlineEntryLimit).contains(inlineEntryLimit) else {
+                throw InvalidValueError(
+                    field: "DiskCache.Configuration.inlineEntryLimit", value: "\(inlineEntryLimit)",
+                    requirement: "from 0 to \(Self.maximumInlineEntryLimit)")
+            }
         }
 
         /// The byte count a trim removes down to.

@@ -20,13 +20,17 @@ extension DiskCache {
     /// The standard cache directory tag (<https://bford.info/cachedir/>): backup tools skip the folder.
     static let cacheDirectoryTagFileName = "CACHEDIR.TAG"
 
-    /// The on-disk format this version reads and writes.
-    static let formatVersion = 1
+    /// The on-disk format this version reads and writes: 2, entries indexed in `index.sqlite` and
+    /// small ones kept inside it. Format 1 (one file per entry, no index) is indexed when opened.
+    static let formatVersion = 2
+
+    /// The format before the index: one file per entry.
+    static let unindexedFormatVersion = 1
 
     private static let markerHeading = "Hoard cache"
 
-    private static var markerContents: String {
-        "\(markerHeading)\nformat \(formatVersion)\n"
+    private static func markerContents(version: Int = formatVersion) -> String {
+        "\(markerHeading)\nformat \(version)\n"
     }
 
     private static let cacheDirectoryTag = """
@@ -36,15 +40,25 @@ extension DiskCache {
 
         """
 
+    /// What ``prepareFolder(_:logger:)`` found.
+    enum FolderState: Sendable, Hashable {
+        /// A new or empty folder, now marked, or a cache of the current format.
+        case current
+        /// A cache an earlier Hoard made (format 1, or unmarked): its entry files must be indexed,
+        /// then ``writeMarker(in:)`` marks it as the current format.
+        case unindexed
+    }
+
     /// Makes sure `rootPath` is a Hoard cache folder: creates it (and missing parents) with mode
-    /// 0700 when it does not exist, marks it when it is empty (or holds only what an older Hoard
-    /// left, before folders were marked), and refuses any other folder. Warns when users other
-    /// than the owner may write the folder (anyone who can write it can plant entries).
+    /// 0700 when it does not exist, marks it when it is empty, reports a cache of the earlier,
+    /// unindexed format (or one that an older Hoard left before folders were marked), and refuses
+    /// any other folder. Warns when users other than the owner may write the folder (anyone who can
+    /// write it can plant entries).
     ///
     /// - Throws: ``DiskCacheError/notACache(path:)``, ``DiskCacheError/unsupportedFormat(path:marker:)``,
     ///   ``DiskCacheError/foreignItem(path:reason:)`` or
     ///   ``DiskCacheError/directoryUnavailable(path:call:errno:)``.
-    static func prepareFolder(_ rootPath: String, logger: Logger) throws(DiskCacheError) {
+    static func prepareFolder(_ rootPath: String, logger: Logger) throws(DiskCacheError) -> FolderState {
         switch FileSystem.status(ofPath: rootPath) {
         case .success(let status) where status.kind == .directory:
             if status.permissions & 0o022 != 0 {
@@ -62,7 +76,11 @@ extension DiskCache {
         case .failure(let error):
             throw .directoryUnavailable(path: rootPath, call: error.call, errno: error.errno)
         }
-        if try readMarker(in: rootPath) { return }
+        switch try readMarker(in: rootPath) {
+        case formatVersion: return .current
+        case unindexedFormatVersion: return .unindexed
+        default: break
+        }
         let names: [String]
         switch FileSystem.contentsOfDirectory(rootPath) {
         case .success(let listed): names = listed
@@ -74,7 +92,16 @@ extension DiskCache {
         guard names.allSatisfy(isOwnName), names.isEmpty || names.contains(where: { $0 != "tmp" }) else {
             throw .notACache(path: rootPath)
         }
-        for (name, contents) in [(cacheDirectoryTagFileName, cacheDirectoryTag), (markerFileName, markerContents)] {
+        if names.contains(where: isShardName) { return .unindexed }
+        try writeMarker(in: rootPath)
+        return .current
+    }
+
+    /// Writes the cache directory tag and the marker of the current format.
+    ///
+    /// - Throws: ``DiskCacheError/directoryUnavailable(path:call:errno:)``.
+    static func writeMarker(in rootPath: String) throws(DiskCacheError) {
+        for (name, contents) in [(cacheDirectoryTagFileName, cacheDirectoryTag), (markerFileName, markerContents())] {
             if case .failure(let error) = FileSystem.writeAtomically(Array(contents.utf8), to: rootPath + "/" + name) {
                 throw .directoryUnavailable(path: error.path ?? rootPath, call: error.call, errno: error.errno)
             }
@@ -83,17 +110,18 @@ extension DiskCache {
 
     // MARK: - Private
 
-    /// Whether the folder holds a marker of this format (`true`) or none (`false`).
+    /// The format version of the folder's marker (the current one or the unindexed one), or `nil`
+    /// when there is none.
     ///
     /// - Throws: ``DiskCacheError/unsupportedFormat(path:marker:)`` for another version's marker;
     ///   ``DiskCacheError/foreignItem(path:reason:)`` when the marker is not a small regular file
     ///   holding a marker.
-    private static func readMarker(in rootPath: String) throws(DiskCacheError) -> Bool {
+    private static func readMarker(in rootPath: String) throws(DiskCacheError) -> Int? {
         let path = rootPath + "/" + markerFileName
         let descriptor: Int32
         switch FileSystem.open(path, flags: FileSystem.readOnlyFlags) {
         case .success(let opened): descriptor = opened
-        case .failure(let error) where error.errno == ENOENT: return false
+        case .failure(let error) where error.errno == ENOENT: return nil
         case .failure(let error) where error.errno == ELOOP || error.errno == EMLINK:
             throw .foreignItem(path: path, reason: "a symbolic link")
         case .failure(let error): throw .directoryUnavailable(path: path, call: error.call, errno: error.errno)
@@ -105,18 +133,20 @@ extension DiskCache {
             count < buffer.count
         else { throw .foreignItem(path: path, reason: "not a Hoard marker file") }
         let text = String(decoding: buffer[..<count], as: UTF8.self)
-        guard text == markerContents else {
-            guard text.hasPrefix(markerHeading + "\n") else {
-                throw .foreignItem(path: path, reason: "not a Hoard marker file")
-            }
-            throw .unsupportedFormat(path: rootPath, marker: text.split(separator: "\n").joined(separator: ", "))
+        for version in [formatVersion, unindexedFormatVersion] where text == markerContents(version: version) {
+            return version
         }
-        return true
+        guard text.hasPrefix(markerHeading + "\n") else {
+            throw .foreignItem(path: path, reason: "not a Hoard marker file")
+        }
+        throw .unsupportedFormat(path: rootPath, marker: text.split(separator: "\n").joined(separator: ", "))
     }
 
     /// Whether `name` is one Hoard gives the things it keeps in a cache folder.
     private static func isOwnName(_ name: String) -> Bool {
-        let ownNames = [markerFileName, cacheDirectoryTagFileName, ExpirationMark.fileName]
+        let ownNames =
+            [markerFileName, cacheDirectoryTagFileName, ExpirationMark.fileName, DiskIndex.fileName]
+            + DiskIndex.companionSuffixes.map { DiskIndex.fileName + $0 }
         if name == "tmp" || isShardName(name) || ownNames.contains(name) { return true }
         // What `FileSystem.writeAtomically` writes on the way to one of those.
         return name.hasSuffix(".tmp") && ownNames.contains { name.hasPrefix($0 + ".") }

@@ -1,13 +1,13 @@
 import Foundation
 
 extension DiskCache {
-    /// An entry's key, sizes and dates, read from its header without its payload.
+    /// An entry's key, sizes and dates, as the index holds them.
     public struct EntryInfo: Sendable, Hashable {
         /// The entry's key.
         public var key: String
         /// The size of the stored value, in bytes.
         public var payloadByteCount: Int
-        /// The size of the entry's file (header, key and value), in bytes: what counts against
+        /// The size of the entry's record (header, key and value), in bytes: what counts against
         /// ``Configuration/sizeLimit``.
         public var fileByteCount: Int
         /// When the entry was stored.
@@ -21,27 +21,36 @@ extension DiskCache {
 
     /// The entries in the cache, in no particular order, with their sizes and dates.
     ///
-    /// Reads each file's header (not its payload): expired entries and files whose header does not
-    /// verify are left out, and removed.
+    /// Reads the index, not the entries: expired entries are left out (and removed); an entry
+    /// whose record turns out damaged when read is a miss.
     ///
     /// ```swift
     /// let bytes = try cache.entryInfos().reduce(0) { $0 + $1.fileByteCount }
     /// ```
     ///
     /// - Returns: One element per live entry.
-    /// - Throws: ``DiskCacheError/directoryUnavailable(path:call:errno:)`` when the folder cannot be
-    ///   listed; ``DiskCacheError/readFailed(path:call:errno:)`` when an entry cannot be read.
-    /// - Complexity: O(m) file opens and header reads for m entry files.
+    /// - Throws: ``DiskCacheError/readFailed(path:call:errno:)`` when the index cannot be read.
+    /// - Complexity: O(m) for m entries, one scan of the index.
     public func entryInfos() throws -> [EntryInfo] {
         let now = configuration.now()
-        return try scanEntryFiles().compactMap { scanned in
-            let lookup = try readEntryFile(
-                at: scanned.path, fileName: scanned.fileName, expectedKey: nil, options: [], now: now)
-            guard let file = lookup.file else { return nil }
-            return EntryInfo(
-                key: file.header.key, payloadByteCount: file.header.payloadByteCount,
-                fileByteCount: file.status.byteCount, creationDate: file.header.creationDate,
-                expirationDate: file.header.expirationDate, lastUsedDate: file.status.modificationDate)
+        try removeExpired()
+        return try withIndex(writing: false) { connection in
+            let select = try connection.statement(
+                "SELECT key, size, created, expires, used FROM entries WHERE expires IS NULL OR expires > ?1")
+            defer { select.reset() }
+            select.bind(1, now.timeIntervalSinceReferenceDate)
+            var infos: [EntryInfo] = []
+            while try select.step() {
+                let key = select.text(0)
+                let size = select.int(1)
+                infos.append(
+                    EntryInfo(
+                        key: key, payloadByteCount: max(0, size - Entry.Header.fixedByteCount - key.utf8.count),
+                        fileByteCount: size, creationDate: Date(timeIntervalSinceReferenceDate: select.double(2)),
+                        expirationDate: select.optionalDouble(3).map(Date.init(timeIntervalSinceReferenceDate:)),
+                        lastUsedDate: Date(timeIntervalSinceReferenceDate: select.double(4))))
+            }
+            return infos
         }
     }
 }

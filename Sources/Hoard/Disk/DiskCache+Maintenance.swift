@@ -12,8 +12,8 @@ import HoardSystem
 extension DiskCache {
     /// The keys of the entries in the cache, in no particular order.
     ///
-    /// Reads each file's header (not its payload): expired entries and files whose header does not
-    /// verify are left out, and removed. An entry whose payload turns out damaged when read is a miss.
+    /// Reads the index, not the entries: expired entries are left out (and removed). An entry whose
+    /// record turns out damaged when read is a miss.
     ///
     /// ```swift
     /// for key in try cache.keys() where key.hasPrefix("thumb:") { try cache.remove(forKey: key) }
@@ -22,7 +22,7 @@ extension DiskCache {
     /// - Returns: The keys, each once.
     /// - Throws: ``DiskCacheError/directoryUnavailable(path:call:errno:)`` when the folder cannot be
     ///   listed; ``DiskCacheError/readFailed(path:call:errno:)`` when an entry cannot be read.
-    /// - Complexity: O(m) file opens and header reads for m entry files.
+    /// - Complexity: O(m) for m entries, one index scan.
     public func keys() throws -> [String] {
         try entryInfos().map(\.key)
     }
@@ -38,44 +38,63 @@ extension DiskCache {
     /// - Returns: How many entries were removed (damaged files removed on the way are not counted).
     /// - Throws: ``DiskCacheError/directoryUnavailable(path:call:errno:)`` or
     ///   ``DiskCacheError/readFailed(path:call:errno:)``.
-    /// - Complexity: O(m) file opens and header reads for m entry files.
+    /// - Complexity: O(m) for m entries, one index scan, plus one `unlink` per removed entry file.
     @discardableResult
     public func removeExpired() throws -> Int {
-        let now = configuration.now()
-        var removed = 0
-        for file in try scanEntryFiles() {
-            let lookup = try readEntryFile(
-                at: file.path, fileName: file.fileName, expectedKey: nil, options: [], now: now)
-            if case .expired = lookup { removed += 1 }
-        }
-        return removed
+        try deleteRows(where: "expires IS NOT NULL AND expires <= ?1", configuration.now()).count
     }
 
     /// Removes every entry that `shouldRemove` picks by its key and the first bytes of its value.
     ///
-    /// Reads each entry file's header and the payload bytes that come with it (up to 16 KiB,
-    /// unverified: enough to recognise a type tag), never whole payloads.
+    /// Reads each entry's key and the first bytes of its payload (up to 16 KiB, unverified:
+    /// enough to recognise a type tag), from the index or the entry's file, never whole payloads.
     ///
     /// - Parameter shouldRemove: Given each live entry's key and payload prefix.
     /// - Returns: The keys of the entries removed.
     /// - Throws: ``DiskCacheError/directoryUnavailable(path:call:errno:)`` or
     ///   ``DiskCacheError/readFailed(path:call:errno:)``.
-    /// - Complexity: O(m) file opens and header reads for m entry files.
+    /// - Complexity: O(m) for m entries, plus a header read per entry file.
     @discardableResult
     func removeEntryFiles(where shouldRemove: (_ key: String, _ payloadPrefix: ArraySlice<UInt8>) -> Bool) throws -> [String] {
         let now = configuration.now()
-        var removed: [String] = []
-        for file in try scanEntryFiles() {
+        // Inline records: the key and the payload's first bytes, straight from the index.
+        var picked = try withIndex(writing: false) { connection -> [(hash: [UInt8], key: String, lastUsed: Double)] in
+            let select = try connection.statement(
+                "SELECT hash, key, used, substr(record, 49 + length(CAST(key AS BLOB)), 16384) FROM entries "
+                    + "WHERE record IS NOT NULL AND (expires IS NULL OR expires > ?1)")
+            defer { select.reset() }
+            select.bind(1, now.timeIntervalSinceReferenceDate)
+            var picked: [(hash: [UInt8], key: String, lastUsed: Double)] = []
+            while try select.step() {
+                let key = select.text(1)
+                if shouldRemove(key, ArraySlice(select.borrowedBlob(3))) {
+                    picked.append((select.blob(0), key, select.double(2)))
+                }
+            }
+            return picked
+        }
+        // Entries in files: their headers and first bytes, from the files.
+        for row in try fileRows() {
+            let location = location(forHash: row.hash)
             guard
                 let entry = try readEntryFile(
-                    at: file.path, fileName: file.fileName, expectedKey: nil, options: [.payloadPrefix], now: now
+                    at: location.path, fileName: location.fileName, expectedKey: nil, options: [.payloadPrefix],
+                    now: now
                 ).file,
                 shouldRemove(entry.header.key, entry.payloadPrefix ?? [])
             else { continue }
-            if removeScannedFile(ScannedFile(path: file.path, fileName: file.fileName, status: entry.status)) {
-                noteRemoval(byteCount: entry.status.byteCount)
-                removed.append(entry.header.key)
+            picked.append((row.hash, entry.header.key, row.lastUsed))
+        }
+        var removed: [String] = []
+        for (hash, key, lastUsed) in picked {
+            let row = try withIndex(writing: true) { connection -> IndexRow? in
+                let row = try indexRow(hash, on: connection)
+                return try deleteRow(hash, ifLastUsed: lastUsed, on: connection) ? row : nil
             }
+            guard let row else { continue }  // replaced since it was picked
+            if row.placement == .file { try removeEntryFile(ofHash: hash) }
+            noteRemoval(byteCount: row.byteCount)
+            removed.append(key)
         }
         return removed
     }
@@ -90,25 +109,10 @@ extension DiskCache {
     /// - Returns: How many entries were removed.
     /// - Throws: ``DiskCacheError/directoryUnavailable(path:call:errno:)``,
     ///   ``DiskCacheError/readFailed(path:call:errno:)`` or ``DiskCacheError/removeFailed(path:call:errno:)``.
-    /// - Complexity: O(m) file opens and header reads for m entry files.
+    /// - Complexity: O(m) for m entries, one index scan, plus one `unlink` per removed entry file.
     @discardableResult
     public func removeOlderThan(_ date: Date) throws -> Int {
-        let now = configuration.now()
-        var removed = 0
-        for file in try scanEntryFiles() {
-            guard
-                let entry = try readEntryFile(
-                    at: file.path, fileName: file.fileName, expectedKey: nil, options: [], now: now
-                ).file,
-                entry.header.creationDate < date
-            else { continue }
-            let scanned = ScannedFile(path: file.path, fileName: file.fileName, status: entry.status)
-            if removeScannedFile(scanned) {
-                noteRemoval(byteCount: entry.status.byteCount)
-                removed += 1
-            }
-        }
-        return removed
+        try deleteRows(where: "created < ?1", date).count
     }
 
     /// Removes every entry, and every temporary file no live writer holds.
@@ -128,6 +132,8 @@ extension DiskCache {
     /// - Complexity: O(m) for m entry files.
     public func removeAll() throws {
         let now = configuration.now()
+        try deleteRows(where: "1", now)
+        // Files the index does not know of too (left by a crash, or an earlier Hoard).
         for file in try scanEntryFiles() where file.status.kind == .regular {
             if case .failure(let error) = FileSystem.removeFile(file.path) {
                 throw DiskCacheError.removeFailed(path: file.path, call: error.call, errno: error.errno)
@@ -141,7 +147,7 @@ extension DiskCache {
         }
     }
 
-    /// The bytes the entry files take now, headers included, by a scan of the folder.
+    /// The bytes the entries' records take now (headers and keys included), by the index.
     ///
     /// Counts entries written by every process, expired or not, until they are removed.
     ///
@@ -150,10 +156,10 @@ extension DiskCache {
     /// ```
     ///
     /// - Throws: ``DiskCacheError/directoryUnavailable(path:call:errno:)`` when the folder cannot be listed.
-    /// - Complexity: O(m): one `lstat` per entry file.
+    /// - Complexity: O(m) for m entries: one scan of an index of the index.
     public var totalSize: Int {
         get throws {
-            let total = try scanEntryFiles().reduce(0) { $0 + ($1.status.kind == .regular ? $1.status.byteCount : 0) }
+            let total = try indexedByteCount()
             state.withLock { state in
                 state.approximateByteCount = total
                 state.isByteCountKnown = true
@@ -162,4 +168,49 @@ extension DiskCache {
         }
     }
 
+    /// Deletes the rows that `condition` (SQL over `entries`, with the date `?1`) picks, removes
+    /// the files of those that had one, gives the freed pages back, and returns the deleted rows.
+    @discardableResult
+    func deleteRows(where condition: String, _ date: Date) throws -> [IndexRow] {
+        // Selected, then deleted, in one transaction: `DELETE ... RETURNING record IS NULL` gave 0
+        // for rows whose record is NULL with the system's SQLite 3.40.
+        let deleted = try withIndex(writing: true) { connection -> [IndexRow] in
+            try connection.writeTransaction {
+                let select = try connection.statement(
+                    "SELECT hash, size, used, record IS NULL FROM entries WHERE \(condition)")
+                defer { select.reset() }
+                select.bind(1, date.timeIntervalSinceReferenceDate)
+                var rows: [IndexRow] = []
+                while try select.step() {
+                    rows.append(
+                        IndexRow(
+                            hash: select.blob(0), byteCount: select.int(1), lastUsed: select.double(2),
+                            placement: select.int(3) == 1 ? .file : .inline))
+                }
+                select.reset()
+                for row in rows { _ = try deleteRow(row.hash, on: connection) }
+                return rows
+            }
+        }
+        for row in deleted {
+            if row.placement == .file { try removeEntryFile(ofHash: row.hash) }
+            noteRemoval(byteCount: row.byteCount)
+        }
+        if !deleted.isEmpty { try reclaimFreePages() }
+        return deleted
+    }
+
+    /// The rows whose records are files of their own.
+    func fileRows() throws -> [IndexRow] {
+        try withIndex(writing: false) { connection in
+            let select = try connection.statement("SELECT hash, size, used FROM entries WHERE record IS NULL")
+            defer { select.reset() }
+            var rows: [IndexRow] = []
+            while try select.step() {
+                rows.append(
+                    IndexRow(hash: select.blob(0), byteCount: select.int(1), lastUsed: select.double(2), placement: .file))
+            }
+            return rows
+        }
+    }
 }

@@ -12,7 +12,7 @@ import Logging
 
 /// The in-process bookkeeping behind size enforcement, guarded by `DiskCache.state`.
 struct TrimState: Sendable {
-    /// Bytes in entry files as of the last scan, plus this process's writes minus its removals since.
+    /// Bytes in entries as of the last count, plus this process's writes minus its removals since.
     var approximateByteCount = 0
     /// When the last completed scan started (by the cache's clock); `nil` before the first scan.
     var lastScanDate: Date?
@@ -36,23 +36,26 @@ extension DiskCache {
         var status: FileStatus
     }
 
-    /// Scans the folder now and removes least recently used entries until the total is at or
-    /// below the low-water mark if it is above ``Configuration/sizeLimit``; then removes temporary
-    /// files abandoned by writers that died.
+    /// Brings the index in step with the folder, then removes least recently used entries until
+    /// the total is at or below the low-water mark if it is above ``Configuration/sizeLimit``,
+    /// gives the space they took back to the file system, and removes temporary files abandoned by
+    /// writers that died.
     ///
-    /// Writes call this by themselves when the running total passes the limit or the last scan is
-    /// older than ``Configuration/rescanInterval``; call it directly after a bulk import, or at
-    /// start-up to clean up after a crash. Several processes may trim the same folder at once.
+    /// Writes trim by themselves (by the index alone, without listing the folder) when the running
+    /// total passes the limit or the last count is older than ``Configuration/rescanInterval``;
+    /// call this after a bulk import, or at start-up to clean up after a crash: it also indexes
+    /// entry files the index does not know and drops rows whose files are gone (see
+    /// ``reconcileIndex()``). Several processes may trim the same folder at once.
     ///
     /// ```swift
     /// try cache.trim()
     /// ```
     ///
     /// - Throws: ``DiskCacheError/directoryUnavailable(path:call:errno:)`` when the folder cannot
-    ///   be listed.
-    /// - Complexity: O(m log m) for m entry files: one `lstat` each, a sort, and one `unlink` per
-    ///   removed entry.
+    ///   be listed; ``DiskCacheError/writeFailed(path:call:errno:)`` when the index cannot be written.
+    /// - Complexity: O(m) in the entry files (one `lstat` each) and O(r log r) in the index's rows.
     public func trim() throws {
+        try reconcileIndex()
         try performTrim(now: configuration.now())
     }
 
@@ -157,26 +160,28 @@ extension DiskCache {
 
     // MARK: - Private
 
-    /// Scans, removes least recently used entries when over the limit, and removes abandoned
-    /// temporary files; `now` is when the scan starts, and becomes `lastScanDate`.
+    /// Totals the index, removes least recently used entries when over the limit (and gives their
+    /// space back to the file system), and removes abandoned temporary files; `now` is when the
+    /// count starts, and becomes `lastScanDate`.
     private func performTrim(now: Date) throws {
         let countedBefore = state.withLock { $0.approximateByteCount }
-        let files = try scanEntryFiles().filter { $0.status.kind == .regular }
-        var total = files.reduce(0) { $0 + $1.status.byteCount }
+        var total = try indexedByteCount()
         let scannedTotal = total
         var removedCount = 0
         if total > configuration.sizeLimit {
             let target = configuration.lowWaterMark
-            let oldestFirst = files.sorted {
-                ($0.status.modificationDate, $0.fileName) < ($1.status.modificationDate, $1.fileName)
-            }
-            for file in oldestFirst {
-                guard total > target else { break }
-                if removeScannedFile(file) {
-                    total -= file.status.byteCount
-                    removedCount += 1
+            let candidates = try leastRecentlyUsedRows(beyond: total - target)
+            let removed = try withIndex(writing: true) { connection in
+                try connection.writeTransaction {
+                    try candidates.filter { try deleteRow($0.hash, ifLastUsed: $0.lastUsed, on: connection) }
                 }
             }
+            for row in removed {
+                if row.placement == .file { _ = try? removeEntryFile(ofHash: row.hash) }
+                total -= row.byteCount
+            }
+            removedCount = removed.count
+            try reclaimFreePages()
             configuration.logger.debug(
                 "Trimmed disk cache",
                 metadata: [
@@ -186,12 +191,40 @@ extension DiskCache {
         }
         try removeAbandonedTemporaryFiles(now: now)
         state.withLock { state in
-            // Keep what this process wrote while the scan ran.
+            // Keep what this process wrote while the trim ran.
             let writtenMeanwhile = state.approximateByteCount - countedBefore
             state.approximateByteCount = max(0, total + max(0, writtenMeanwhile))
             state.lastScanDate = now
             state.isByteCountKnown = true
         }
         if removedCount > 0 { configuration.onTrim?(removedCount) }
+    }
+
+    /// The bytes of every entry's record, by the index.
+    func indexedByteCount() throws -> Int {
+        try withIndex(writing: false) { connection in
+            let sum = try connection.statement("SELECT total(size) FROM entries")
+            defer { sum.reset() }
+            return try sum.step() ? sum.int(0) : 0
+        }
+    }
+
+    /// The least recently used rows whose records add up to at least `byteCount`.
+    private func leastRecentlyUsedRows(beyond byteCount: Int) throws -> [IndexRow] {
+        try withIndex(writing: false) { connection in
+            let select = try connection.statement(
+                "SELECT hash, size, used, record IS NULL FROM entries ORDER BY used, hash")
+            defer { select.reset() }
+            var rows: [IndexRow] = []
+            var sum = 0
+            while sum < byteCount, try select.step() {
+                let row = IndexRow(
+                    hash: select.blob(0), byteCount: select.int(1), lastUsed: select.double(2),
+                    placement: select.int(3) == 1 ? .file : .inline)
+                rows.append(row)
+                sum += row.byteCount
+            }
+            return rows
+        }
     }
 }

@@ -18,6 +18,49 @@ extension DiskCache {
         var replacedByteCount: Int
     }
 
+    /// Stores a record inside the index: one transaction reads the row it replaces and writes the
+    /// new one, so that readers in any process see the old record or the new one. When the old
+    /// record was a file of its own, the file is removed after the commit (a crash in between
+    /// leaves a stale file that ``reconcileIndex()`` removes).
+    ///
+    /// - Throws: ``DiskCacheError/writeFailed(path:call:errno:)`` naming the index.
+    func storeInline(header: Entry.Header, payload: Data, hash: [UInt8], now: Date) throws -> WriteOutcome {
+        var header = header
+        var checksum = CRC32C()
+        payload.withUnsafeBytes { checksum.update($0) }
+        header.payloadChecksum = checksum.value
+        var record = header.encoded()
+        record.append(contentsOf: payload)
+        let replaced = try withIndex(writing: true) { connection in
+            try connection.writeTransaction {
+                let old = try indexRow(hash, on: connection)
+                try record.withUnsafeBytes {
+                    try upsertRow(hash: hash, header: header, used: now, record: $0, on: connection)
+                }
+                return old
+            }
+        }
+        if replaced?.placement == .file { _ = try? removeEntryFile(ofHash: hash) }
+        return WriteOutcome(byteCount: record.count, replacedByteCount: replaced?.byteCount ?? 0)
+    }
+
+    /// Stores a record in a file of its own (see ``writeEntryFile(header:payload:location:now:)``),
+    /// then points the index at it. A crash between the two leaves the old row (whose record, if
+    /// inline, is then still what reads return) and a file that ``reconcileIndex()`` indexes.
+    ///
+    /// - Throws: ``DiskCacheError/writeFailed(path:call:errno:)``.
+    func storeInFile(header: Entry.Header, payload: Data, hash: [UInt8], now: Date) throws -> WriteOutcome {
+        let written = try writeEntryFile(header: header, payload: payload, location: location(forHash: hash), now: now)
+        let replaced = try withIndex(writing: true) { connection in
+            try connection.writeTransaction {
+                let old = try indexRow(hash, on: connection)
+                try upsertRow(hash: hash, header: header, used: now, record: nil, on: connection)
+                return old
+            }
+        }
+        return WriteOutcome(byteCount: written.byteCount, replacedByteCount: replaced?.byteCount ?? 0)
+    }
+
     /// Writes the entry to a fresh temporary file and renames it over the entry path.
     ///
     /// The temporary file lives in `<root>/tmp/` (same file system, so the rename is atomic) and is

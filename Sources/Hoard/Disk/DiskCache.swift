@@ -59,6 +59,8 @@ public final class DiskCache: Sendable {
     /// Held while an automatic trim runs, so that they run one at a time (see `noteWrite(_:)`). It
     /// guards no state; it is taken before `state`, never while holding it.
     let trimLock = Lock(())
+    /// The index of entries, holding the small ones.
+    let index: DiskIndex
 
     /// Opens the cache in `directory`, creating the folder (and its parents, mode 0700) when missing.
     ///
@@ -97,7 +99,9 @@ public final class DiskCache: Sendable {
         let path = directory.standardizedFileURL.path(percentEncoded: false)
         rootPath = path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
         temporaryDirectoryPath = rootPath + "/tmp"
-        try Self.prepareFolder(rootPath, logger: configuration.logger)
+        index = DiskIndex(rootPath: rootPath)
+        let folder = try Self.prepareFolder(rootPath, logger: configuration.logger)
+        try openIndex(indexingEntryFiles: folder == .unindexed)
     }
 
     /// Stores `data` under `key`, replacing any previous value.
@@ -147,7 +151,11 @@ public final class DiskCache: Sendable {
         let header = Entry.Header(
             key: key, creationDate: creationDate, expirationDate: expirationDate,
             payloadByteCount: data.count, payloadChecksum: 0)  // computed while writing
-        let written = try writeEntryFile(header: header, payload: data, location: location(forKey: key), now: now)
+        let hash = try Self.keyHash(key)
+        let written =
+            header.fileByteCount <= configuration.inlineEntryLimit
+            ? try storeInline(header: header, payload: data, hash: hash, now: now)
+            : try storeInFile(header: header, payload: data, hash: hash, now: now)
         noteWrite(written)
     }
 
@@ -178,16 +186,12 @@ public final class DiskCache: Sendable {
     /// - Throws: ``DiskCacheError/readFailed(path:call:errno:)`` when the file cannot be read.
     /// - Complexity: O(n) in the size of the entry.
     public func entry(forKey key: String) throws -> Entry? {
-        guard key.utf8.count <= Self.maximumKeyByteCount else { return nil }
-        let location = try location(forKey: key)
-        let now = configuration.now()
-        let lookup = try readEntryFile(
-            at: location.path, fileName: location.fileName, expectedKey: key, options: [.payload, .markUsed], now: now)
-        guard let file = lookup.file, let payload = file.payload
+        guard key.utf8.count <= Self.maximumKeyByteCount,
+            let found = try readEntry(forKey: key, options: [.payload, .markUsed], now: configuration.now())
         else { return nil }
         return Entry(
-            key: key, data: payload, creationDate: file.header.creationDate,
-            expirationDate: file.header.expirationDate)
+            key: key, data: found.payload, creationDate: found.header.creationDate,
+            expirationDate: found.header.expirationDate)
     }
 
     /// The entry stored under `key` even when it has expired; an expired entry is left in place
@@ -196,15 +200,13 @@ public final class DiskCache: Sendable {
     /// - Returns: The verified entry, or `nil` when there is none or it was damaged.
     /// - Throws: ``DiskCacheError/readFailed(path:call:errno:)`` when the file cannot be read.
     func entryIncludingExpired(forKey key: String) throws -> Entry? {
-        guard key.utf8.count <= Self.maximumKeyByteCount else { return nil }
-        let location = try location(forKey: key)
-        let lookup = try readEntryFile(
-            at: location.path, fileName: location.fileName, expectedKey: key,
-            options: [.payload, .markUsed, .keepExpired], now: configuration.now())
-        guard let file = lookup.file, let payload = file.payload else { return nil }
+        guard key.utf8.count <= Self.maximumKeyByteCount,
+            let found = try readEntry(
+                forKey: key, options: [.payload, .markUsed, .keepExpired], now: configuration.now())
+        else { return nil }
         return Entry(
-            key: key, data: payload, creationDate: file.header.creationDate,
-            expirationDate: file.header.expirationDate)
+            key: key, data: found.payload, creationDate: found.header.creationDate,
+            expirationDate: found.header.expirationDate)
     }
 
     /// Removes the entry stored under `key`; a missing entry is not an error.
@@ -219,17 +221,16 @@ public final class DiskCache: Sendable {
     /// - Complexity: O(1): one `lstat` and one `unlink`.
     public func remove(forKey key: String) throws {
         guard key.utf8.count <= Self.maximumKeyByteCount else { return }
-        let path = try location(forKey: key).path
-        let byteCount: Int
-        switch FileSystem.linkStatus(path) {
-        case .success(let status) where status.kind == .regular: byteCount = status.byteCount
-        case .success(let status) where status.kind == .symbolicLink: byteCount = 0
-        case .success, .failure: return  // nothing, or a folder the cache did not make: not an entry
+        let hash = try Self.keyHash(key)
+        let rowByteCount = try withIndex(writing: true) { connection -> Int? in
+            let delete = try connection.statement("DELETE FROM entries WHERE hash = ?1 RETURNING size")
+            defer { delete.reset() }
+            delete.bind(1, hash)
+            return try delete.step() ? delete.int(0) : nil
         }
-        if case .failure(let error) = FileSystem.removeFile(path) {
-            throw DiskCacheError.removeFailed(path: path, call: error.call, errno: error.errno)
-        }
-        noteRemoval(byteCount: byteCount)
+        // Also a file the index does not know of (left by a crash, or an earlier Hoard's).
+        let fileByteCount = try removeEntryFile(ofHash: hash)
+        noteRemoval(byteCount: rowByteCount ?? fileByteCount)
     }
 }
 
@@ -250,9 +251,7 @@ extension DiskCache {
     ///
     /// - Throws: ``DiskCacheError/hashUnavailable(keyByteCount:)``.
     func location(forKey key: String) throws(DiskCacheError) -> Location {
-        let fileName = try Self.fileName(forKey: key)
-        let shardPath = rootPath + "/" + fileName.prefix(2)
-        return Location(fileName: fileName, shardPath: shardPath, path: shardPath + "/" + fileName)
+        location(forHash: try Self.keyHash(key))
     }
 
     /// The SHA-256 of `key`'s UTF-8 as 64 lowercase hex digits.

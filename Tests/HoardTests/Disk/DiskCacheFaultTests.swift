@@ -122,7 +122,7 @@ struct DiskCacheFaultTests {
         #expect(try fixture.cache.data(forKey: "other") == Data("other".utf8))
     }
 
-    @Test("A misplaced entry is left out of keys() and removed")
+    @Test("A misplaced entry file (unknown to the index) is left out of keys(), and trim() removes it")
     func misplacedInListing() throws {
         let fixture = try makeFixture(value: Self.value)
         defer { fixture.remove() }
@@ -132,7 +132,10 @@ struct DiskCacheFaultTests {
             withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: try fixture.entryPath("bystander"), toPath: misplaced)
         #expect(Set(try fixture.cache.keys()) == ["victim", "bystander"])
+        #expect(try fixture.cache.data(forKey: "elsewhere") == nil)
+        try fixture.cache.trim()
         #expect(!FileManager.default.fileExists(atPath: try fixture.entryPath("elsewhere")))
+        #expect(Set(try fixture.cache.keys()) == ["victim", "bystander"])
         #expect(fixture.log.lines(containing: "Removed damaged").count == 1)
     }
 
@@ -206,6 +209,7 @@ struct DiskCacheFaultTests {
             try cache.store(after, forKey: "after")
             #expect(try cache.data(forKey: "after") == after)
             #expect(try cache.data(forKey: "kept") == kept)
+            cache.index.closeIdleConnections()  // a file open for writing would keep the remount busy
             try Tmpfs.remountReadOnly(mountPoint)
         } else {
             // Not root: permission bits are enough (restored so that the folder can be removed).
@@ -213,6 +217,7 @@ struct DiskCacheFaultTests {
                 try FileManager.default.contentsOfDirectory(atPath: mountPoint + "/cache")
                 .map { mountPoint + "/cache/" + $0 } + [mountPoint + "/cache"]
             for folder in folders { chmod(folder, 0o555) }
+            cache.index.closeIdleConnections()  // new connections find the folder read-only
         }
         let error = try #require(throws: DiskCacheError.self) {
             try cache.store(Data("new".utf8), forKey: "new")

@@ -26,7 +26,7 @@ struct DiskCacheOwnershipTests {
             #expect(permissions == 0o700, "\(path.path)")
         }
         let marker = try String(contentsOf: root.appending(path: DiskCache.markerFileName), encoding: .utf8)
-        #expect(marker == "Hoard cache\nformat 1\n")
+        #expect(marker == "Hoard cache\nformat 2\n")
         let tag = try String(contentsOf: root.appending(path: "CACHEDIR.TAG"), encoding: .utf8)
         #expect(tag.hasPrefix("Signature: 8a477f597d28d172789f06886806bc55"))
     }

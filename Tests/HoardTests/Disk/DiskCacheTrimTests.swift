@@ -52,18 +52,22 @@ struct DiskCacheTrimTests {
         defer { fixture.remove() }
         let stored = fixture.clock.now
         try fixture.cache.store(Data([1]), forKey: "k")
+        // Recency lives in the index row; the file is not touched.
         let path = try fixture.entryPath("k")
-        #expect(abs(try modificationDate(path).timeIntervalSince(stored)) < 0.001)
+        let lastUsed = { try #require(try fixture.cache.entryInfos().first { $0.key == "k" }).lastUsedDate }
+        #expect(abs(try lastUsed().timeIntervalSince(stored)) < 0.001)
         fixture.clock.advance(by: 59)
         _ = try fixture.cache.data(forKey: "k")
-        #expect(abs(try modificationDate(path).timeIntervalSince(stored)) < 0.001)
+        #expect(abs(try lastUsed().timeIntervalSince(stored)) < 0.001)
         fixture.clock.advance(by: 1)
         _ = try fixture.cache.data(forKey: "k")
-        #expect(abs(try modificationDate(path).timeIntervalSince(fixture.clock.now)) < 0.001)
+        #expect(abs(try lastUsed().timeIntervalSince(fixture.clock.now)) < 0.001)
+        #expect(abs(try modificationDate(path).timeIntervalSince(stored)) < 0.001)
         // A miss or listing does not touch anything.
         fixture.clock.advance(by: 600)
         _ = try fixture.cache.keys()
-        #expect(abs(try modificationDate(path).timeIntervalSince(stored.addingTimeInterval(60))) < 0.001)
+        _ = try fixture.cache.data(forKey: "absent")
+        #expect(abs(try lastUsed().timeIntervalSince(stored.addingTimeInterval(60))) < 0.001)
     }
 
     @Test("The limit holds while writing, with amortised trims (not one per write)")

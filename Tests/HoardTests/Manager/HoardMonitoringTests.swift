@@ -28,9 +28,8 @@ struct HoardMonitoringTests {
         #expect(debugLines(#"stored "a" (2 bytes)"#) == 1)
         #expect(debugLines(#"hit "a" in memory"#) == 1)
         #expect(debugLines("evicted 1 from memory") == 1)
-        // A damaged entry file: a miss, removed, and a warning.
-        let path = try hoard.disk.get().location(forKey: "b").path
-        try Data("not an entry".utf8).write(to: URL(fileURLWithPath: path))
+        // A damaged entry (kept inside the index): a miss, removed, and a warning.
+        try IndexSurgery.setRecord(in: try hoard.disk.get(), key: "b", to: Array("not an entry".utf8))
         hoard.clearMemory()
         #expect(try await hoard.retrieve(String.self, forKey: "b") == nil)
         #expect(recorder.lines(containing: "Removed damaged disk cache entry").map(\.level) == [.warning])

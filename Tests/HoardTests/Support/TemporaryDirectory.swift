@@ -43,8 +43,10 @@ func regularFiles(under root: URL) -> [String] {
     return files
 }
 
-/// The files a cache keeps under `root`, relative paths: every regular file but the folder's
-/// marker files (`.hoard-cache` and `CACHEDIR.TAG`).
+/// The entry and temporary files a cache keeps under `root`, relative paths: every regular file
+/// but the folder's marker files (`.hoard-cache` and `CACHEDIR.TAG`) and its index database.
 func cacheFiles(under root: URL) -> [String] {
-    regularFiles(under: root).filter { $0 != DiskCache.markerFileName && $0 != DiskCache.cacheDirectoryTagFileName }
+    regularFiles(under: root).filter {
+        $0 != DiskCache.markerFileName && $0 != DiskCache.cacheDirectoryTagFileName && !$0.hasPrefix(DiskIndex.fileName)
+    }
 }

@@ -32,13 +32,16 @@ struct TornFileTests {
         let path = try fixture.entryPath(key)
         let intact = try Data(contentsOf: URL(fileURLWithPath: path))
         for length in 0..<intact.count {
+            if !FileManager.default.fileExists(atPath: path) { try fixture.cache.store(value, forKey: key) }
             try intact.prefix(length).write(to: URL(fileURLWithPath: path))
             let read = try fixture.cache.data(forKey: key)
             #expect(read == nil, "cut at \(length) of \(intact.count): \(read?.count ?? 0) bytes returned")
             #expect(!FileManager.default.fileExists(atPath: path), "cut at \(length): damaged file left")
         }
-        // Whole again, it reads back exactly.
+        // Whole again (a file the index no longer knows), it is indexed by a trim and reads back exactly.
         try intact.write(to: URL(fileURLWithPath: path))
+        #expect(try fixture.cache.data(forKey: key) == nil)
+        try fixture.cache.trim()
         #expect(try fixture.cache.data(forKey: key) == value)
     }
 
@@ -58,15 +61,16 @@ struct TornFileTests {
         let payloadStart = intact.count - value.count
         let cuts = [payloadStart + 10, payloadStart + piece - 1, payloadStart + piece, payloadStart + piece + 1,
                     payloadStart + 2 * piece, intact.count - 1]
-        for length in cuts {
-            try intact.prefix(length).write(to: URL(fileURLWithPath: path))
-            #expect(try fixture.cache.data(forKey: key) == nil, "cut at \(length) of \(intact.count)")
-        }
         var flipped = intact
         flipped[payloadStart + 2 * piece + 500] ^= 0x01
-        try flipped.write(to: URL(fileURLWithPath: path))
-        #expect(try fixture.cache.data(forKey: key) == nil, "a flipped byte in the last piece")
-        try intact.write(to: URL(fileURLWithPath: path))
+        for (damaged, what) in cuts.map({ (intact.prefix($0), "cut at \($0) of \(intact.count)") })
+            + [(flipped, "a flipped byte in the last piece")]
+        {
+            try fixture.cache.store(value, forKey: key)
+            try damaged.write(to: URL(fileURLWithPath: path))
+            #expect(try fixture.cache.data(forKey: key) == nil, "\(what)")
+        }
+        try fixture.cache.store(value, forKey: key)
         #expect(try fixture.cache.data(forKey: key) == value)
     }
 }

@@ -4,6 +4,10 @@ import Logging
 @testable import Hoard
 
 /// A cache in its own temporary folder with a hand-moved clock and a log recorder.
+///
+/// By default every entry gets a file of its own (`inlineEntryLimit` 0), so that the suites that
+/// damage, replace or inspect entry files reach them; `DiskIndexTests` covers records kept inside
+/// the index.
 struct DiskCacheFixture {
     let folder: TemporaryDirectory
     let clock: TestClock
@@ -12,7 +16,7 @@ struct DiskCacheFixture {
 
     init(
         sizeLimit: Int = 64 * 1024 * 1024, recencyUpdateInterval: TimeInterval = 60,
-        rescanInterval: TimeInterval = 60, function: String = #function
+        rescanInterval: TimeInterval = 60, inlineEntryLimit: Int = 0, function: String = #function
     ) throws {
         folder = try TemporaryDirectory(function: function)
         clock = TestClock()
@@ -21,16 +25,18 @@ struct DiskCacheFixture {
             directory: folder.cacheURL,
             configuration: DiskCache.Configuration(
                 sizeLimit: sizeLimit, recencyUpdateInterval: recencyUpdateInterval, rescanInterval: rescanInterval,
-                logger: log.logger(), now: clock.closure))
+                inlineEntryLimit: inlineEntryLimit, logger: log.logger(), now: clock.closure))
     }
 
     /// The configuration of ``cache``, for a second instance on the same folder.
     func configuration(
-        sizeLimit: Int = 64 * 1024 * 1024, recencyUpdateInterval: TimeInterval = 60, rescanInterval: TimeInterval = 60
+        sizeLimit: Int = 64 * 1024 * 1024, recencyUpdateInterval: TimeInterval = 60, rescanInterval: TimeInterval = 60,
+        inlineEntryLimit: Int? = nil
     ) -> DiskCache.Configuration {
         DiskCache.Configuration(
             sizeLimit: sizeLimit, recencyUpdateInterval: recencyUpdateInterval, rescanInterval: rescanInterval,
-            logger: log.logger(), now: clock.closure)
+            inlineEntryLimit: inlineEntryLimit ?? cache.configuration.inlineEntryLimit, logger: log.logger(),
+            now: clock.closure)
     }
 
     /// The entry file of `key`.

@@ -1,0 +1,34 @@
+import Foundation
+
+extension DiskCache {
+    /// Pages given back per step of ``reclaimFreePages()``: 256 pages of 4 KiB, 1 MiB.
+    static let compactionStepPageCount = 256
+
+    /// Gives the index database's free pages (left by removed records) back to the file system,
+    /// a step of ``compactionStepPageCount`` pages at a time.
+    ///
+    /// Each step is one short write transaction (`PRAGMA incremental_vacuum`): readers, in WAL
+    /// mode, are never blocked by it, and a writer waits at most one step. A process killed during
+    /// a step loses that step only; the database stays whole.
+    ///
+    /// - Returns: How many pages were given back.
+    /// - Throws: ``DiskCacheError/writeFailed(path:call:errno:)``.
+    /// - Complexity: O(p) in the free pages, plus moving the pages that sit after them.
+    @discardableResult
+    func reclaimFreePages() throws -> Int {
+        var reclaimed = 0
+        while true {
+            let step = try withIndex(writing: true) { connection -> Int in
+                let count = try connection.statement("PRAGMA freelist_count")
+                defer { count.reset() }
+                let free = try count.step() ? count.int(0) : 0
+                count.reset()
+                guard free > 0 else { return 0 }
+                try connection.execute("PRAGMA incremental_vacuum(\(Self.compactionStepPageCount))")
+                return min(free, Self.compactionStepPageCount)
+            }
+            guard step > 0 else { return reclaimed }
+            reclaimed += step
+        }
+    }
+}

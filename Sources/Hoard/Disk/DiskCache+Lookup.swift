@@ -1,0 +1,148 @@
+import Foundation
+import HoardSystem
+
+extension DiskCache {
+    /// The largest inline record a read accepts: what the largest ``Configuration/inlineEntryLimit``
+    /// and the longest key make. A longer one was not written by Hoard and is treated as damaged.
+    static let maximumInlineRecordByteCount = Configuration.maximumInlineEntryLimit + maximumKeyByteCount + 64
+
+    /// A verified entry: its header and payload.
+    struct FoundEntry: Sendable {
+        var header: Entry.Header
+        var payload: Data
+    }
+
+    /// Looks `key` up in the index and reads its record, from the index or from its file, verified.
+    ///
+    /// A damaged record is removed and logged; an expired one is removed (unless `options` holds
+    /// ``ReadOptions/keepExpired``); a row whose file is gone (the index out of step with the
+    /// folder) is removed. With ``ReadOptions/markUsed`` a hit older than
+    /// ``Configuration/recencyUpdateInterval`` gets its last-use date set to now.
+    ///
+    /// - Returns: The verified entry, or `nil` for a miss.
+    /// - Throws: ``DiskCacheError/readFailed(path:call:errno:)``.
+    func readEntry(forKey key: String, options: ReadOptions, now: Date) throws -> FoundEntry? {
+        let hash = try Self.keyHash(key)
+        let read = try withIndex(writing: false) { connection in
+            try readIndexed(hash: hash, key: key, keepExpired: options.contains(.keepExpired), now: now, on: connection)
+        }
+        switch read {
+        case .missing:
+            return nil
+        case .inline(let found, let lastUsed, let isExpired):
+            if options.contains(.markUsed), !isExpired, now.timeIntervalSinceReferenceDate - lastUsed >= configuration.recencyUpdateInterval {
+                markUsed(hash, now: now)
+            }
+            return found
+        case .damaged(let reason, let row):
+            logDamagedRecord(hash: hash, reason: reason)
+            try removeRow(row)
+            return nil
+        case .expired(let row):
+            try removeRow(row)
+            return nil
+        case .file(let row):
+            return try readFileEntry(key: key, row: row, options: options, now: now)
+        }
+    }
+
+    // MARK: - Private
+
+    /// What the index holds for a key.
+    private enum IndexedRead {
+        case missing
+        case inline(FoundEntry, lastUsed: Double, isExpired: Bool)
+        case damaged(String, IndexRow)
+        case expired(IndexRow)
+        case file(IndexRow)
+    }
+
+    private func readIndexed(
+        hash: [UInt8], key: String, keepExpired: Bool, now: Date, on connection: SQLiteConnection
+    ) throws -> IndexedRead {
+        let select = try connection.statement(
+            "SELECT record IS NULL, used, size, length(record), record FROM entries WHERE hash = ?1")
+        defer { select.reset() }
+        select.bind(1, hash)
+        guard try select.step() else { return .missing }
+        let lastUsed = select.double(1)
+        let row = IndexRow(
+            hash: hash, byteCount: select.int(2), lastUsed: lastUsed, placement: select.int(0) == 1 ? .file : .inline)
+        if row.placement == .file { return .file(row) }
+        guard select.int(3) <= Self.maximumInlineRecordByteCount else {
+            return .damaged("record of \(select.int(3)) bytes is longer than any Hoard writes", row)
+        }
+        let record = select.borrowedBlob(4)
+        switch Self.verifyRecord(record, expectedKey: key) {
+        case .failure(let damage):
+            return .damaged(damage.description, row)
+        case .success(let header):
+            let isExpired = header.isExpired(at: now)
+            if isExpired, !keepExpired { return .expired(row) }
+            let payload = Data(UnsafeRawBufferPointer(rebasing: record[header.byteCount...]))
+            return .inline(FoundEntry(header: header, payload: payload), lastUsed: lastUsed, isExpired: isExpired)
+        }
+    }
+
+    /// Checks a whole record: its header parses, holds `expectedKey`, gives the record's length,
+    /// and the payload's checksum matches.
+    static func verifyRecord(_ record: UnsafeRawBufferPointer, expectedKey: String?) -> Result<Entry.Header, Damage> {
+        let header: Entry.Header
+        switch Entry.Header.parse(record) {
+        case .success(let parsed): header = parsed
+        case .failure(let error): return .failure(.invalidHeader(error))
+        }
+        guard header.fileByteCount == record.count else {
+            return .failure(.lengthMismatch(expected: header.fileByteCount, actual: record.count))
+        }
+        if let expectedKey, !header.key.utf8.elementsEqual(expectedKey.utf8) { return .failure(.keyMismatch) }
+        var crc = CRC32C()
+        crc.update(UnsafeRawBufferPointer(rebasing: record[header.byteCount...]))
+        guard crc.value == header.payloadChecksum else {
+            return .failure(.payloadChecksumMismatch(stored: header.payloadChecksum, computed: crc.value))
+        }
+        return .success(header)
+    }
+
+    /// Reads an entry the index places in a file; a file that is gone, damaged or expired takes
+    /// its row with it.
+    private func readFileEntry(key: String, row: IndexRow, options: ReadOptions, now: Date) throws -> FoundEntry? {
+        let location = location(forHash: row.hash)
+        let lookup = try readEntryFile(
+            at: location.path, fileName: location.fileName, expectedKey: key,
+            options: options.subtracting(.markUsed).union(.payload), now: now)
+        guard let file = lookup.file, let payload = file.payload else {
+            if case .absent = lookup {
+                configuration.logger.debug(
+                    "Disk cache index names an entry file that is gone; row removed",
+                    metadata: ["path": .string(location.path)])
+            }
+            try removeRow(row)
+            return nil
+        }
+        if options.contains(.markUsed), !file.header.isExpired(at: now),
+            now.timeIntervalSinceReferenceDate - row.lastUsed >= configuration.recencyUpdateInterval
+        {
+            markUsed(row.hash, now: now)
+        }
+        return FoundEntry(header: file.header, payload: payload)
+    }
+
+    /// Removes `row` if it has not been replaced or used since it was read, and counts it.
+    private func removeRow(_ row: IndexRow) throws {
+        if try withIndex(writing: true, { try deleteRow(row.hash, ifLastUsed: row.lastUsed, on: $0) }) {
+            noteRemoval(byteCount: row.byteCount)
+        }
+    }
+
+    /// Sets the last-use date of `hash` to `now`; best effort (a failure only costs recency).
+    private func markUsed(_ hash: [UInt8], now: Date) {
+        _ = try? withIndex(writing: true) { connection in
+            let update = try connection.statement("UPDATE entries SET used = ?2 WHERE hash = ?1")
+            defer { update.reset() }
+            update.bind(1, hash)
+            update.bind(2, now.timeIntervalSinceReferenceDate)
+            while try update.step() {}
+        }
+    }
+}

@@ -1,0 +1,172 @@
+import Foundation
+import HoardSystem
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The disk cache's index: an SQLite database (`index.sqlite` in the cache folder, in WAL mode)
+/// with one row per entry, holding the entry's record itself when it is small.
+///
+/// Rows are keyed by the SHA-256 of the entry's key and hold the key, the record's length, the
+/// creation, expiration and last-use dates, and either the whole record (the same self-checking
+/// bytes an entry file holds: see ``DiskCache/Entry/Header``) or `NULL` when the entry lives in a
+/// file of its own. See the DocC article *Disk format* for the crash story.
+///
+/// Connections are pooled: each caller takes one, uses it alone, and gives it back. When the
+/// database is rebuilt (it was damaged, see ``discardDatabase(openedAs:)``), connections of the
+/// old generation are closed as they come back; another process notices a rebuilt file within a
+/// second (``identityCheckInterval``) and reopens.
+final class DiskIndex: Sendable {
+    /// The index database's file name in the cache folder; SQLite adds `-wal` and `-shm` beside it.
+    static let fileName = "index.sqlite"
+    /// The files SQLite keeps beside the database.
+    static let companionSuffixes = ["-wal", "-shm", "-journal"]
+    /// How long a connection waits for another process's write before failing with `SQLITE_BUSY`.
+    static let busyTimeoutMilliseconds: Int32 = 30_000
+    /// How often a process checks that the database file is still the one its connections opened.
+    static let identityCheckInterval: Duration = .seconds(1)
+    /// The schema this version writes, kept in `PRAGMA user_version`.
+    static let schemaVersion = 1
+
+    /// The database's path.
+    let path: String
+    private let pool = Lock(Pool())
+
+    private struct Pool {
+        var idle: [SQLiteConnection] = []
+        var generation = 0
+        var lastIdentityCheck: ContinuousClock.Instant?
+    }
+
+    init(rootPath: String) {
+        path = rootPath + "/" + Self.fileName
+    }
+
+    /// Creates the schema when the database is new, and checks its version.
+    ///
+    /// - Throws: ``SQLiteError``; ``DiskCacheError/unsupportedFormat(path:marker:)`` for a schema
+    ///   newer than this version knows.
+    func prepare() throws {
+        try withConnection { connection in
+            // Only a new, empty database takes auto_vacuum; WAL mode is then kept in the file.
+            try connection.execute("PRAGMA auto_vacuum = INCREMENTAL")
+            try connection.execute("PRAGMA journal_mode = WAL")
+            let version = try connection.statement("PRAGMA user_version")
+            defer { version.reset() }
+            let found = try version.step() ? version.int(0) : 0
+            guard found <= Self.schemaVersion else {
+                throw DiskCacheError.unsupportedFormat(path: path, marker: "index schema \(found)")
+            }
+            guard found < Self.schemaVersion else { return }
+            version.reset()
+            try connection.writeTransaction {
+                try connection.execute(
+                    """
+                    CREATE TABLE IF NOT EXISTS entries (
+                        hash BLOB NOT NULL PRIMARY KEY,
+                        key TEXT NOT NULL,
+                        size INTEGER NOT NULL,
+                        created REAL NOT NULL,
+                        expires REAL,
+                        used REAL NOT NULL,
+                        record BLOB
+                    );
+                    CREATE INDEX IF NOT EXISTS entries_by_use ON entries (used, size);
+                    PRAGMA user_version = \(Self.schemaVersion);
+                    """)
+            }
+        }
+    }
+
+    /// Runs `body` with a connection of the current generation, taken from the pool (or opened)
+    /// and given back afterwards.
+    ///
+    /// - Throws: What `body` throws; ``SQLiteError`` when no connection can be opened.
+    func withConnection<Result>(_ body: (SQLiteConnection) throws -> Result) throws -> Result {
+        let connection = try checkOut()
+        defer { checkIn(connection) }
+        return try body(connection)
+    }
+
+    /// Removes the database files, if the file at ``path`` is still the one `identity` names (so
+    /// that two processes that both found it damaged do not remove each other's rebuilt index),
+    /// and starts a new generation: idle connections are closed, busy ones when they come back.
+    ///
+    /// Other processes still using the old files keep them (unlinked) until they notice.
+    func discardDatabase(openedAs identity: SQLiteConnection.FileIdentity?) {
+        pool.withLock { pool in
+            if let identity, currentIdentity() != identity {
+                // Already replaced: only this process's connections are stale.
+            } else {
+                for suffix in [""] + Self.companionSuffixes {
+                    let file = path + suffix
+                    if case .success(let status) = FileSystem.linkStatus(file), status.kind == .regular {
+                        _ = FileSystem.removeFile(file)
+                    }
+                }
+            }
+            pool.generation += 1
+            pool.idle.removeAll()
+        }
+    }
+
+    // MARK: - Private
+
+    private func checkOut() throws(SQLiteError) -> SQLiteConnection {
+        let now = ContinuousClock.now
+        let (reusable, generation) = pool.withLock { pool -> (SQLiteConnection?, Int) in
+            if let last = pool.lastIdentityCheck, now - last < Self.identityCheckInterval {
+                // Checked recently.
+            } else {
+                pool.lastIdentityCheck = now
+                if let open = pool.idle.last?.fileIdentity, currentIdentity() != open {
+                    // Another process rebuilt the index: start over on the new file.
+                    pool.generation += 1
+                    pool.idle.removeAll()
+                }
+            }
+            return (pool.idle.popLast(), pool.generation)
+        }
+        if let reusable { return reusable }
+        let connection = try SQLiteConnection(
+            path: path, immutable: !isFolderWritable, busyTimeoutMilliseconds: Self.busyTimeoutMilliseconds,
+            generation: generation)
+        // Per connection: commits are not fsynced (only checkpoints are); a crash may lose the last
+        // commits but never corrupts the database.
+        try connection.execute("PRAGMA synchronous = NORMAL")
+        return connection
+    }
+
+    private func checkIn(_ connection: SQLiteConnection) {
+        pool.withLock { pool in
+            if connection.generation == pool.generation, pool.idle.count < 8 {
+                pool.idle.append(connection)
+            }
+        }
+    }
+
+    /// Whether this process may write the cache folder (where SQLite keeps the `-wal` and `-shm`
+    /// files); when it may not (a read-only mount), the index is opened immutable, for reads.
+    private var isFolderWritable: Bool {
+        access(String(path.prefix(upTo: path.lastIndex(of: "/") ?? path.endIndex)), W_OK) == 0
+    }
+
+    /// Closes the idle connections (connections in use close when given back); the next use
+    /// opens new ones. What a test does before making the folder read-only.
+    func closeIdleConnections() {
+        pool.withLock { pool in
+            pool.generation += 1
+            pool.idle.removeAll()
+        }
+    }
+
+    private func currentIdentity() -> SQLiteConnection.FileIdentity? {
+        guard case .success(let status) = FileSystem.linkStatus(path) else { return nil }
+        return SQLiteConnection.FileIdentity(device: status.device, inode: status.inode)
+    }
+}

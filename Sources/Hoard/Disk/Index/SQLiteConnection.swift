@@ -1,0 +1,114 @@
+import CHoardSQLite
+import HoardSystem
+
+/// One connection to an SQLite database, with its prepared statements kept for reuse.
+///
+/// Opened in SQLite's multi-thread mode (`SQLITE_OPEN_NOMUTEX`): a connection may move between
+/// threads but is used by one at a time, which ``DiskIndex``'s pool guarantees by handing each
+/// connection to one caller until it is given back.
+final class SQLiteConnection: @unchecked Sendable {
+    // @unchecked Sendable: used by one thread at a time (see above); never shared while in use.
+
+    let handle: OpaquePointer
+    /// The database file's identity when the connection was opened, to notice a rebuilt index.
+    let fileIdentity: FileIdentity?
+    /// The ``DiskIndex`` generation this connection belongs to.
+    let generation: Int
+    private var statements: [String: SQLiteStatement] = [:]
+
+    /// A file's device and inode.
+    struct FileIdentity: Sendable, Hashable {
+        var device: UInt64
+        var inode: UInt64
+    }
+
+    /// Opens (creating when missing) the database at `path`, never through a symbolic link, and
+    /// sets the busy timeout.
+    ///
+    /// - Parameter immutable: Open read-only as a file nothing changes (SQLite's `immutable=1`):
+    ///   for a folder this process cannot write, where SQLite could not make the files WAL mode
+    ///   reads need. Commits still in another process's `-wal` file are not seen.
+    /// - Throws: ``SQLiteError`` when SQLite cannot open it.
+    init(path: String, immutable: Bool = false, busyTimeoutMilliseconds: Int32, generation: Int) throws(SQLiteError) {
+        var connection: OpaquePointer?
+        let flags =
+            (immutable ? SQLITE_OPEN_READONLY | SQLITE_OPEN_URI : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+            | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW
+        let name = immutable ? "file:" + Self.uriEscaped(path) + "?immutable=1" : path
+        let code = sqlite3_open_v2(name, &connection, flags, nil)
+        guard code == SQLITE_OK, let connection else {
+            let error = connection.map { Self.error(code, $0, operation: "sqlite3_open_v2 \(path)") }
+                ?? SQLiteError(code: code, message: String(cString: sqlite3_errstr(code)), systemErrno: 0,
+                               operation: "sqlite3_open_v2 \(path)")
+            sqlite3_close_v2(connection)
+            throw error
+        }
+        sqlite3_extended_result_codes(connection, 1)
+        sqlite3_busy_timeout(connection, busyTimeoutMilliseconds)
+        handle = connection
+        self.generation = generation
+        if case .success(let status) = FileSystem.linkStatus(path) {
+            fileIdentity = FileIdentity(device: status.device, inode: status.inode)
+        } else {
+            fileIdentity = nil
+        }
+    }
+
+    deinit {
+        statements.removeAll()  // finalized before the connection closes
+        sqlite3_close_v2(handle)
+    }
+
+    /// Runs one or more statements that return nothing (pragmas, schema, `BEGIN`).
+    func execute(_ sql: String) throws(SQLiteError) {
+        let code = sqlite3_exec(handle, sql, nil, nil, nil)
+        guard code == SQLITE_OK else { throw Self.error(code, handle, operation: sql) }
+    }
+
+    /// The prepared statement for `sql`, prepared on first use and reset for reuse.
+    func statement(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
+        if let statement = statements[sql] { return statement }
+        let statement = try SQLiteStatement(sql: sql, connection: handle)
+        statements[sql] = statement
+        return statement
+    }
+
+    /// Runs `body` in a write transaction (`BEGIN IMMEDIATE`, so that it waits for the write lock
+    /// up front instead of failing to upgrade a read), committed when it returns and rolled back
+    /// when it throws.
+    func writeTransaction<Result>(_ body: () throws -> Result) throws -> Result {
+        try statement("BEGIN IMMEDIATE").run()
+        do {
+            let result = try body()
+            try statement("COMMIT").run()
+            return result
+        } catch {
+            _ = sqlite3_exec(handle, "ROLLBACK", nil, nil, nil)
+            throw error
+        }
+    }
+
+    /// Rows changed by the last statement.
+    var changes: Int { Int(sqlite3_changes(handle)) }
+
+    /// `path` with the characters a `file:` URI gives meaning to (`%`, `?`, `#`) escaped.
+    static func uriEscaped(_ path: String) -> String {
+        var escaped = ""
+        for character in path.unicodeScalars {
+            switch character {
+            case "%": escaped += "%25"
+            case "?": escaped += "%3F"
+            case "#": escaped += "%23"
+            default: escaped.unicodeScalars.append(character)
+            }
+        }
+        return escaped
+    }
+
+    /// The error for result `code` of a call on `connection`.
+    static func error(_ code: Int32, _ connection: OpaquePointer, operation: String) -> SQLiteError {
+        SQLiteError(
+            code: code, message: String(cString: sqlite3_errmsg(connection)),
+            systemErrno: sqlite3_system_errno(connection), operation: operation)
+    }
+}
