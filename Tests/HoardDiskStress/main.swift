@@ -9,6 +9,11 @@
 //       a rescan interval of 0. Prints one line of counts (see `StressCounts`) and the first
 //       failures; exits 0 when no operation threw, nothing was logged as a warning and every value
 //       read back verified, 1 otherwise.
+//   HoardDiskStress compact-loop DIR KEEP
+//       Stores KEEP values "keep-i" (StressValue, version 1, 8 KiB, kept inside the index), prints
+//       "ready", then over and over stores 200 values "churn-j" that expire within 50 ms, waits
+//       for them to expire, prints "compacting", removes them with removeExpired() (which gives
+//       their pages back a step at a time) and prints "compacted"; until it is killed.
 //   HoardDiskStress hoard-expire-all DIR
 //       Opens a Hoard on DIR, calls expireAll() and prints "expired" (the Hoard fetching tests).
 //   HoardDiskStress hoard-get DIR KEY
@@ -69,6 +74,28 @@ func writeForever(_ cache: DiskCache, keys: [String], version: UInt64) -> Never 
             }
             FileHandle.standardOutput.write(Data("\(key) \(value.count)\n".utf8))
         }
+    }
+}
+
+func compactLoop(_ arguments: [String]) throws -> Never {
+    guard arguments.count == 2, let keepCount = Int(arguments[1]) else { fail("usage: compact-loop DIR KEEP") }
+    let cache = try DiskCache(directory: URL(filePath: arguments[0]), configuration: .init(sizeLimit: 1 << 50))
+    for index in 0..<keepCount {
+        try cache.store(StressValue.make(key: "keep-\(index)", version: 1, byteCount: 8192), forKey: "keep-\(index)")
+    }
+    FileHandle.standardOutput.write(Data("ready\n".utf8))
+    var round: UInt64 = 0
+    while true {
+        round += 1
+        for index in 0..<200 {
+            let key = "churn-\(index)"
+            try cache.store(
+                StressValue.make(key: key, version: round, byteCount: 8192), forKey: key, expiry: .seconds(0.05))
+        }
+        usleep(60_000)
+        FileHandle.standardOutput.write(Data("compacting\n".utf8))
+        try cache.removeExpired()
+        FileHandle.standardOutput.write(Data("compacted\n".utf8))
     }
 }
 
@@ -156,6 +183,7 @@ do {
     switch arguments.first {
     case "write-loop": try writeLoop(Array(arguments.dropFirst()))
     case "stress": try stress(Array(arguments.dropFirst()))
+    case "compact-loop": try compactLoop(Array(arguments.dropFirst()))
     case "hoard-expire-all" where arguments.count == 2:
         try await openHoard(arguments[1]).expireAll()
         print("expired")
@@ -169,7 +197,7 @@ do {
         }
     case "readme-shared-cache" where arguments.count == 1:
         try await runReadmeSharedCacheExample()
-    default: fail("usage: HoardDiskStress write-loop|stress|hoard-expire-all|hoard-get|bad-values|readme-shared-cache ...")
+    default: fail("usage: HoardDiskStress write-loop|stress|compact-loop|hoard-expire-all|hoard-get|bad-values|readme-shared-cache ...")
     }
 } catch {
     fail("\(error)")

@@ -5,7 +5,8 @@ import Logging
 extension DiskCache {
     /// Opens the index, creating it when new; with `indexingEntryFiles` (a cache of the earlier,
     /// unindexed format) indexes the entry files found in the folder, then marks the folder as
-    /// the current format. A database that is damaged or is not one is rebuilt.
+    /// the current format. A database that is damaged or is not one is rebuilt; one that is
+    /// missing or empty in a cache of the current format is rebuilt from the entry files.
     ///
     /// - Throws: ``DiskCacheError/foreignItem(path:reason:)`` when `index.sqlite` is not a regular
     ///   file; ``DiskCacheError`` when the index cannot be created.
@@ -13,12 +14,24 @@ extension DiskCache {
         if case .success(let status) = FileSystem.linkStatus(index.path), status.kind != .regular {
             throw DiskCacheError.foreignItem(path: index.path, reason: "not a regular file (\(status.kind))")
         }
+        let isNew: Bool
         do {
-            try index.prepare()
+            isNew = try index.prepare()
         } catch let error as SQLiteError where error.isCorruption {
             try rebuildIndex(after: error, openedAs: nil)
+            isNew = false
         } catch let error as SQLiteError {
             throw indexError(error, writing: true)
+        }
+        if isNew, !indexingEntryFiles {
+            // A new index in a cache of the current format: the folder is new (nothing to index),
+            // or the index was removed or emptied behind the cache's back.
+            let adopted = try reconcileIndex()
+            if adopted > 0 {
+                configuration.logger.warning(
+                    "Disk cache index was missing: indexed the entry files; entries kept inside it are lost",
+                    metadata: ["path": .string(index.path), "entries": "\(adopted)"])
+            }
         }
         guard indexingEntryFiles else { return }
         let adopted = try reconcileIndex()

@@ -143,6 +143,58 @@ struct DiskCacheProcessTests {
             "\(ContinuousClock.now - started)")
     }
 
+    @Test("A process killed while it compacts the index leaves it whole: every kept entry reads back exactly")
+    func killedDuringCompaction() async throws {
+        _ = try StressChild.requireExecutable()
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let path = folder.cacheURL.path(percentEncoded: false)
+        let keepCount = 300
+        var killsDuringCompaction = 0
+        let rounds = 10
+        for round in 1...rounds {
+            let (process, output) = try StressChild.start(["compact-loop", path, "\(keepCount)"])
+            var lines = ChildLines(output.fileHandleForReading)
+            // Blocking waits, as in the kill test above: the kill must land while the child works.
+            var compactions = 0
+            while let line = lines.next() {
+                if line == "compacting" { compactions += 1 }
+                if compactions == round % 3 + 1 { break }
+            }
+            // removeExpired() deletes 200 rows, then gives their pages back a step at a time.
+            usleep([0, 100, 300, 1_000, 3_000][round % 5])
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL)
+            // The child prints "compacted" when removeExpired() returns: without it, the kill landed inside.
+            if !lines.rest().contains("compacted") { killsDuringCompaction += 1 }
+            let log = LogRecorder()
+            let cache = try DiskCache(directory: folder.cacheURL, configuration: .init(logger: log.logger()))
+            let check = try cache.index.withConnection { connection -> String in
+                let statement = try connection.statement("PRAGMA integrity_check")
+                defer { statement.reset() }
+                return try statement.step() ? statement.text(0) : "no answer"
+            }
+            #expect(check == "ok", "round \(round)")
+            for index in 0..<keepCount {
+                let key = "keep-\(index)"
+                #expect(
+                    try cache.data(forKey: key) == StressValue.make(key: key, version: 1, byteCount: 8192),
+                    "round \(round): \(key)")
+            }
+            // Churn values are whole or gone, never wrong.
+            for index in 0..<200 {
+                let key = "churn-\(index)"
+                if let data = try cache.entryIncludingExpired(forKey: key)?.data {
+                    #expect(StressValue.verifiedVersion(of: data, key: key) != nil, "round \(round): \(key)")
+                }
+            }
+            #expect(log.lines(containing: "damaged").isEmpty, "round \(round)")
+        }
+        #expect(killsDuringCompaction > 0, "no kill landed inside removeExpired()")
+        print("killedDuringCompaction: \(killsDuringCompaction) of \(rounds) kills landed inside removeExpired()")
+    }
+
     // MARK: - Helpers
 
     /// What the kill test saw, for its summary line.

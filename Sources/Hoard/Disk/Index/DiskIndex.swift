@@ -49,9 +49,11 @@ final class DiskIndex: Sendable {
 
     /// Creates the schema when the database is new, and checks its version.
     ///
+    /// - Returns: Whether the schema was created (the database was new or empty).
     /// - Throws: ``SQLiteError``; ``DiskCacheError/unsupportedFormat(path:marker:)`` for a schema
     ///   newer than this version knows.
-    func prepare() throws {
+    @discardableResult
+    func prepare() throws -> Bool {
         try withConnection { connection in
             // Only a new, empty database takes auto_vacuum; WAL mode is then kept in the file.
             try connection.execute("PRAGMA auto_vacuum = INCREMENTAL")
@@ -62,7 +64,7 @@ final class DiskIndex: Sendable {
             guard found <= Self.schemaVersion else {
                 throw DiskCacheError.unsupportedFormat(path: path, marker: "index schema \(found)")
             }
-            guard found < Self.schemaVersion else { return }
+            guard found < Self.schemaVersion else { return false }
             version.reset()
             try connection.writeTransaction {
                 try connection.execute(
@@ -80,6 +82,7 @@ final class DiskIndex: Sendable {
                     PRAGMA user_version = \(Self.schemaVersion);
                     """)
             }
+            return true
         }
     }
 
