@@ -390,6 +390,8 @@ static const design designs[] = {
     {"segments", 1, {0, 0, 0}, 1},
     {"sqlite-wr-4k", 2, {4096, 1, 0}, 1},
     {"sqlite-rowid-4k", 2, {4096, 0, 0}, 1},
+    {"sqlite-rowid-8k", 2, {8192, 0, 0}, 1},
+    {"sqlite-rowid-16k", 2, {16384, 0, 0}, 1},
     {"sqlite-wr-8k", 2, {8192, 1, 0}, 1},
     {"sqlite-wr-16k", 2, {16384, 1, 0}, 1},
     {"sqlite-wr-4k-syncOFF", 2, {4096, 1, 1}, 0},
@@ -426,7 +428,7 @@ static double median(double *values, int n) {
 
 static void run(const char *base, const design *d, workload *w, double *store_rate, double *retrieve_rate, long *inodes) {
     static int run_number;
-    char dir[4096];
+    char dir[2048];
     snprintf(dir, sizeof dir, "%s/run-%d-%d", base, (int)getpid(), run_number++);
     if (mkdir(dir, 0755) != 0) die("mkdir", NULL);
     sync();

@@ -1,12 +1,13 @@
 import Foundation
 import Hoard
 
-/// DiskCache store and retrieve of 1 KiB x 10000, 64 KiB x 2000 and 1 MiB x 200 values, as
+/// DiskCache store and retrieve of 1 KiB x 10000, 16 KiB x 10000 (a thumbnail's size), 64 KiB x 2000
+/// and 1 MiB x 200 values, as
 /// `bench_diskcache.py`: keys "key-%08d", 64 random values cycled, a fresh cache folder under
 /// `base` per repetition, one thread. With `settles`, each repetition starts with `sync()` and a
 /// one-second sleep, as `bench_diskcache.py` does unless given `--no-sync`.
 func measureDisk(base: URL, repetitions: Int, settles: Bool) throws {
-    let cases = [(1024, 10_000), (64 * 1024, 2_000), (1024 * 1024, 200)]
+    let cases = [(1024, 10_000), (16 * 1024, 10_000), (64 * 1024, 2_000), (1024 * 1024, 200)]
     try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
     for (size, count) in cases {
         let values = (0..<min(count, 64)).map { _ in randomBytes(size) }
@@ -40,4 +41,23 @@ func measureDisk(base: URL, repetitions: Int, settles: Bool) throws {
                 format: "DiskCache %7d B x %5d: store %8.0f ops/s  retrieve %8.0f ops/s", size, count,
                 median(stores), median(retrieves)))
     }
+}
+
+/// Fills a new cache folder `folder` with `count` entries of `size` random bytes under keys
+/// "key-%08d". With `earlierFormat`, leaves it as format 1 wrote it: a file per entry, no index,
+/// the format-1 marker (the entry files are byte for byte what format 1 wrote).
+func populateDisk(folder: URL, count: Int, size: Int, earlierFormat: Bool) throws {
+    let values = (0..<64).map { _ in randomBytes(size) }
+    let configuration = DiskCache.Configuration(sizeLimit: 1 << 40, inlineEntryLimit: earlierFormat ? 0 : DiskCache.Configuration.defaultInlineEntryLimit)
+    do {
+        let cache = try DiskCache(directory: folder, configuration: configuration)
+        for index in 0..<count {
+            try cache.store(values[index % values.count], forKey: String(format: "key-%08d", index))
+        }
+    }
+    guard earlierFormat else { return }
+    for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) where name.hasPrefix("index.sqlite") {
+        try FileManager.default.removeItem(at: folder.appendingPathComponent(name))
+    }
+    try Data("Hoard cache\nformat 1\n".utf8).write(to: folder.appendingPathComponent(DiskCache.markerFileName))
 }

@@ -6,9 +6,15 @@ import Foundation
 //   HoardMeasure webp-decode WEBP... [--seconds S]  WebP decode at full size per file: fps, MP/s (as dwebp -v)
 //   HoardMeasure memory [reps]                  MemoryCache set/get, 100k String keys, 16-byte values (as memcache_bench.swift)
 //   HoardMeasure hoard-hit DIR [reps]           Hoard.retrieve answered by memory: 10k keys x 10 rounds, M hits/s
-//   HoardMeasure disk DIR [reps] [--sync]       DiskCache store/retrieve of 1 KiB x 10000, 64 KiB x 2000, 1 MiB x 200
+//   HoardMeasure disk DIR [reps] [--sync]       DiskCache store/retrieve of 1 KiB x 10000, 16 KiB x 10000, 64 KiB x 2000, 1 MiB x 200
 //                                               (as bench_diskcache.py), a fresh cache folder under DIR per rep;
 //                                               --sync: sync() and sleep 1 s before each rep, as bench_diskcache.py
+//   HoardMeasure populate DIR COUNT SIZE [--earlier-format]
+//                                               a new cache in DIR with COUNT entries of SIZE bytes; --earlier-format:
+//                                               as format 1 left it (a file per entry, no index)
+//   HoardMeasure compaction DIR                 20,000 entries of 4 KiB, then a trim to a quarter of them while a
+//                                               reader and a writer run: the trim's time, its compaction steps, and
+//                                               the longest read and write meanwhile
 //   HoardMeasure resize JPG [--seconds S]         decode with DCT scaling, then resize to 256 px: us per call
 //   HoardMeasure peak JPG [--size 256] [--quality 85]
 //                                               resident-memory growth while making one thumbnail of JPG
@@ -20,7 +26,7 @@ import Foundation
 
 let usage = """
     usage: HoardMeasure codec JPG [PNG] [--seconds S] | webp-decode WEBP... [--seconds S] | memory [reps] | hoard-hit DIR [reps]
-                        | disk DIR [reps] [--sync]
+                        | disk DIR [reps] [--sync] | populate DIR COUNT SIZE [--earlier-format] | compaction DIR
                         | resize JPG [--seconds S] | peak JPG [--size PIXELS] [--quality Q]
                         | redis-tier --port P [--size BYTES] [--callers N] [--seconds S] [--op get|set]
 
@@ -78,6 +84,18 @@ case "disk" where positional.count >= 2:
     try measureDisk(
         base: URL(fileURLWithPath: positional[1]), repetitions: arguments.integer(at: 2, default: 5),
         settles: arguments.flags.contains("--sync"))
+case "populate" where positional.count == 4:
+    guard let count = Int(positional[2]), (0...10_000_000).contains(count), let size = Int(positional[3]),
+        (0...(64 << 20)).contains(size)
+    else {
+        FileHandle.standardError.write(Data("populate needs COUNT 0-10000000 and SIZE 0-67108864\n".utf8))
+        exit(64)
+    }
+    try populateDisk(
+        folder: URL(fileURLWithPath: positional[1]), count: count, size: size,
+        earlierFormat: arguments.flags.contains("--earlier-format"))
+case "compaction" where positional.count == 2:
+    try measureCompaction(folder: URL(fileURLWithPath: positional[1]))
 case "peak" where positional.count >= 2:
     try measurePeakMemory(
         jpegPath: positional[1], box: arguments.options["--size"].flatMap(Int.init) ?? 256,

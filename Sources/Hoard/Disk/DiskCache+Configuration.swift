@@ -14,20 +14,20 @@ extension DiskCache {
     ///                           configuration: configuration)
     /// ```
     public struct Configuration: Sendable {
-        /// The most bytes (headers included) the entry files may take before the least recently
-        /// used are removed. Enforced while the process runs, after writes; see ``DiskCache/trim()``.
+        /// The most bytes (headers and keys included) the entries' records may take before the
+        /// least recently used are removed. Enforced while the process runs, after writes; see ``DiskCache/trim()``.
         public var sizeLimit: Int
         /// The fraction of ``sizeLimit`` a trim removes down to (default 0.8), so that trims are
         /// rare rather than one per write once the cache is full.
         public var lowWaterMarkRatio: Double
-        /// A read hit marks the entry as used (sets its file's modification time) only when the last
-        /// mark is at least this old (default 60 s): recency has this granularity, and repeated reads
-        /// of a hot entry cost no extra system call.
+        /// A read hit marks the entry as used (sets its index row's last-use date) only when the
+        /// last mark is at least this old (default 60 s): recency has this granularity, and
+        /// repeated reads of a hot entry cost no write.
         public var recencyUpdateInterval: TimeInterval
-        /// After a write, the folder is re-scanned when the last scan started at least this long
-        /// before the write (default 60 s), so that bytes other processes wrote count against the
-        /// limit too. 0 scans after every write (one `lstat` per entry file): processes sharing a
-        /// folder then leave it within the limit once they stop writing.
+        /// After a write, the index is totalled again when the last count started at least this
+        /// long before the write (default 60 s), so that bytes other processes wrote count against
+        /// the limit too. 0 counts after every write (one scan of an index of the index): processes
+        /// sharing a folder then leave it within the limit once they stop writing.
         public var rescanInterval: TimeInterval
         /// Temporary files are normally recognised as abandoned by their lock (a writer holds an
         /// `flock(2)` lock until its rename, and the kernel drops it when the writer dies). On a file

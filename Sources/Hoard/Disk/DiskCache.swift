@@ -4,40 +4,47 @@ import Logging
 
 /// A cache of byte blobs in one folder, safe to share between threads and between processes.
 ///
-/// Each entry is one file named by the SHA-256 of its key (lowercase hex), in a subfolder named by
-/// the first two hex digits: `<directory>/3f/3fa1…`. Keys are never part of a path, so any string
-/// (`"../../etc/passwd"`, `"/"`, a NUL, emoji, 64 KiB of text) is a valid key. The file starts
-/// with a header (see `DiskCache.Entry.Header`) holding the full key, creation and expiration dates,
-/// the payload length and a CRC-32C of the payload; a file that does not verify is a miss, is
-/// removed, and is logged. Wrong bytes are never returned.
+/// Every entry is a **record**: a header (see `DiskCache.Entry.Header`) holding the full key,
+/// creation and expiration dates, the payload length and CRC-32C checksums, then the key and the
+/// payload. An **index**, the SQLite database `index.sqlite` in the folder (WAL mode), has one row
+/// per entry, keyed by the SHA-256 of its key: the key, the record's length, its dates, when it was
+/// last used, and the record itself when it is at most ``Configuration/inlineEntryLimit`` bytes
+/// (68 KiB by default), so that storing a small entry creates no file. A larger record is a file
+/// named by the SHA-256 of its key (lowercase hex) in a subfolder named by its first two hex
+/// digits: `<directory>/3f/3fa1…`. Keys are never part of a path, so any string
+/// (`"../../etc/passwd"`, `"/"`, a NUL, emoji, 64 KiB of text) is a valid key. A record that does
+/// not verify is a miss, is removed, and is logged. Wrong bytes are never returned.
+/// <doc:DiskFormat> describes the format and what a crash at any moment leaves.
 ///
-/// **Ownership.** The cache deletes and overwrites only files it made: entry files (regular files
-/// with entry names in shard folders) and its own temporary files, through descriptors opened
-/// without following symbolic links. It never removes a folder, and refuses a folder it did not
-/// make (see ``init(directory:configuration:)``).
+/// **Ownership.** The cache deletes and overwrites only what it made: its index, entry files
+/// (regular files with entry names in shard folders) and its own temporary files, through
+/// descriptors opened without following symbolic links. It never removes a folder, and refuses a
+/// folder it did not make (see ``init(directory:configuration:)``).
 ///
-/// **Writes** go to a temporary file in `<directory>/tmp/`, are written in full, and are renamed
-/// over the entry with `rename(2)`, so a reader (in any process) sees the old entry, the new one or a
-/// miss, never a mix. Writes are not `fsync`ed: a cache may lose entries in a power cut, and a file
-/// torn by one fails its length or checksum check and reads as a miss. A writer holds an `flock(2)`
-/// lock on its temporary file; ``trim()`` removes every temporary file nobody holds, which is what a
-/// killed writer leaves behind.
+/// **Writes** of a small record are one SQLite transaction. A large record goes to a temporary
+/// file in `<directory>/tmp/`, is written in full and renamed over the entry with `rename(2)`,
+/// then its row is written. Readers (in any process) see the old entry, the new one or a miss,
+/// never a mix. Nothing is `fsync`ed: a cache may lose its last writes in a power cut, and a file
+/// torn by one fails its length or checksum check. A writer holds an `flock(2)` lock on its
+/// temporary file; ``trim()`` removes every temporary file nobody holds, which is what a killed
+/// writer leaves behind.
 ///
-/// **Size** is bounded by ``Configuration/sizeLimit`` while the process runs: each write adds to an
-/// approximate running total, and when it passes the limit (or the last scan started
-/// ``Configuration/rescanInterval`` or more before the write, which counts what other processes
-/// wrote) the folder is scanned and the least recently used entries are removed down to the
-/// low-water mark. Such trims run one at a time; a write that finds one due while another thread
-/// runs one waits for it, then checks again. While writes run, the folder can pass the limit by the
-/// writes in flight and, with several processes, by what the others wrote since this one last
-/// scanned. With a `rescanInterval` of 0 every write is followed by a scan that started after it
-/// landed, so once every process sharing the folder (all with the same limit) has returned from its
-/// writes, the last scan saw every entry and the folder is within the limit. (A trim keeps entries
-/// read since its scan, so it falls short only if nearly every entry is read while it runs.)
+/// **Size** is bounded by ``Configuration/sizeLimit``, counted in record bytes, while the process
+/// runs: each write adds to an approximate running total, and when it passes the limit (or the
+/// last count started ``Configuration/rescanInterval`` or more before the write, which counts what
+/// other processes wrote) the index is totalled and the least recently used entries are removed
+/// down to the low-water mark, and the space they took is given back to the file system. Such
+/// trims run one at a time; a write that finds one due while another thread runs one waits for it,
+/// then checks again. While writes run, the cache can pass the limit by the writes in flight and,
+/// with several processes, by what the others wrote since this one last counted. With a
+/// `rescanInterval` of 0 every write is followed by a count that started after it landed, so once
+/// every process sharing the folder (all with the same limit) has returned from its writes, the
+/// last count saw every entry and the cache is within the limit. (A trim keeps entries read since
+/// it chose them, so it falls short only if nearly every entry is read while it runs.)
 ///
-/// **Recency** is the entry file's modification time: a write sets it, and a read hit sets it again
-/// with `futimens(2)` when it is older than ``Configuration/recencyUpdateInterval``. A read therefore
-/// costs `open`, `fstat`, one or two `pread`s and `close`, plus one `futimens` per entry per interval.
+/// **Recency** is the row's last-use date: a write sets it, and a read hit sets it again when it is
+/// older than ``Configuration/recencyUpdateInterval``. A read of a small entry therefore costs one
+/// indexed lookup and a checksum pass, plus one small write transaction per entry per interval.
 ///
 /// ```swift
 /// let cache = try DiskCache(directory: URL(filePath: "/var/cache/app/blobs"))

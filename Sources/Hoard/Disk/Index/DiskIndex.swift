@@ -141,7 +141,7 @@ final class DiskIndex: Sendable {
             generation: generation)
         // Per connection: commits are not fsynced (only checkpoints are); a crash may lose the last
         // commits but never corrupts the database.
-        try connection.execute("PRAGMA synchronous = NORMAL")
+        try connection.execute("PRAGMA synchronous = NORMAL; PRAGMA mmap_size = 268435456")
         return connection
     }
 
