@@ -27,8 +27,14 @@ extension DiskCache {
                 try connection.execute("PRAGMA incremental_vacuum(\(Self.compactionStepPageCount))")
                 return min(free, Self.compactionStepPageCount)
             }
-            guard step > 0 else { return reclaimed }
+            guard step > 0 else { break }
             reclaimed += step
         }
+        // Copy what the log holds into the database now (without waiting for readers), so that
+        // the file shrinks; the log itself is cut back to `journal_size_limit` when next reset.
+        if reclaimed > 0 {
+            _ = try withIndex(writing: true) { try $0.execute("PRAGMA wal_checkpoint(PASSIVE)") }
+        }
+        return reclaimed
     }
 }

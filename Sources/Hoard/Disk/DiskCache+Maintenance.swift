@@ -172,31 +172,46 @@ extension DiskCache {
     /// the files of those that had one, gives the freed pages back, and returns the deleted rows.
     @discardableResult
     func deleteRows(where condition: String, _ date: Date) throws -> [IndexRow] {
-        // Selected, then deleted, in one transaction: `DELETE ... RETURNING record IS NULL` gave 0
-        // for rows whose record is NULL with the system's SQLite 3.40.
-        let deleted = try withIndex(writing: true) { connection -> [IndexRow] in
-            try connection.writeTransaction {
-                let select = try connection.statement(
-                    "SELECT hash, size, used, record IS NULL FROM entries WHERE \(condition)")
-                defer { select.reset() }
-                select.bind(1, date.timeIntervalSinceReferenceDate)
-                var rows: [IndexRow] = []
-                while try select.step() {
-                    rows.append(
-                        IndexRow(
-                            hash: select.blob(0), byteCount: select.int(1), lastUsed: select.double(2),
-                            placement: select.int(3) == 1 ? .file : .inline))
-                }
-                select.reset()
-                for row in rows { _ = try deleteRow(row.hash, on: connection) }
-                return rows
+        let selected = try withIndex(writing: false) { connection -> [IndexRow] in
+            let select = try connection.statement(
+                "SELECT hash, size, used, record IS NULL FROM entries WHERE \(condition)")
+            defer { select.reset() }
+            select.bind(1, date.timeIntervalSinceReferenceDate)
+            var rows: [IndexRow] = []
+            while try select.step() {
+                rows.append(
+                    IndexRow(
+                        hash: select.blob(0), byteCount: select.int(1), lastUsed: select.double(2),
+                        placement: select.int(3) == 1 ? .file : .inline))
             }
+            return rows
         }
+        let deleted = try deleteRows(selected, onlyIfUnused: false)
         for row in deleted {
             if row.placement == .file { try removeEntryFile(ofHash: row.hash) }
             noteRemoval(byteCount: row.byteCount)
         }
         if !deleted.isEmpty { try reclaimFreePages() }
+        return deleted
+    }
+
+    /// Rows deleted per transaction: a writer in another thread or process waits at most one batch.
+    static let deletionBatchRowCount = 256
+
+    /// Deletes `rows` (with `onlyIfUnused`, only those not used or replaced since they were read),
+    /// in transactions of ``deletionBatchRowCount`` rows; returns the rows deleted.
+    func deleteRows(_ rows: [IndexRow], onlyIfUnused: Bool) throws -> [IndexRow] {
+        var deleted: [IndexRow] = []
+        for start in stride(from: 0, to: rows.count, by: Self.deletionBatchRowCount) {
+            let batch = rows[start..<min(start + Self.deletionBatchRowCount, rows.count)]
+            deleted += try withIndex(writing: true) { connection in
+                try connection.writeTransaction {
+                    try batch.filter {
+                        try deleteRow($0.hash, ifLastUsed: onlyIfUnused ? $0.lastUsed : nil, on: connection)
+                    }
+                }
+            }
+        }
         return deleted
     }
 

@@ -171,11 +171,7 @@ extension DiskCache {
         if total > configuration.sizeLimit {
             let target = configuration.lowWaterMark
             let candidates = try leastRecentlyUsedRows(beyond: total - target)
-            let removed = try withIndex(writing: true) { connection in
-                try connection.writeTransaction {
-                    try candidates.filter { try deleteRow($0.hash, ifLastUsed: $0.lastUsed, on: connection) }
-                }
-            }
+            let removed = try deleteRows(candidates, onlyIfUnused: true)
             for row in removed {
                 if row.placement == .file { _ = try? removeEntryFile(ofHash: row.hash) }
                 total -= row.byteCount

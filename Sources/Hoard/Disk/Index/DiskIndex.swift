@@ -141,7 +141,10 @@ final class DiskIndex: Sendable {
             generation: generation)
         // Per connection: commits are not fsynced (only checkpoints are); a crash may lose the last
         // commits but never corrupts the database.
-        try connection.execute("PRAGMA synchronous = NORMAL; PRAGMA mmap_size = 268435456")
+        // Reads of the database file go through a memory map (up to 256 MiB); the write-ahead log
+        // is cut back to 4 MiB after each checkpoint that empties it.
+        try connection.execute(
+            "PRAGMA synchronous = NORMAL; PRAGMA mmap_size = 268435456; PRAGMA journal_size_limit = 4194304")
         return connection
     }
 
