@@ -48,7 +48,8 @@ extension DiskCache {
                 identity = connection.fileIdentity
                 return try body(connection)
             }
-        } catch let error as SQLiteError where error.isCorruption {
+        } catch let error as SQLiteError where error.isCorruption && index.beginRebuild() {
+            defer { index.endRebuild() }
             try rebuildIndex(after: error, openedAs: identity)
             do {
                 return try index.withConnection(body)

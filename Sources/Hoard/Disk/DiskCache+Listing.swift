@@ -21,8 +21,9 @@ extension DiskCache {
 
     /// The entries in the cache, in no particular order, with their sizes and dates.
     ///
-    /// Reads the index, not the entries: expired entries are left out (and removed); an entry
-    /// whose record turns out damaged when read is a miss.
+    /// Reads the index, not the entries, and writes nothing: expired entries are left out (their
+    /// space comes back with ``removeExpired()`` or a trim); an entry whose record turns out
+    /// damaged when read is a miss.
     ///
     /// ```swift
     /// let bytes = try cache.entryInfos().reduce(0) { $0 + $1.fileByteCount }
@@ -33,7 +34,6 @@ extension DiskCache {
     /// - Complexity: O(m) for m entries, one scan of the index.
     public func entryInfos() throws -> [EntryInfo] {
         let now = configuration.now()
-        try removeExpired()
         return try withIndex(writing: false) { connection in
             let select = try connection.statement(
                 "SELECT key, size, created, expires, used FROM entries WHERE expires IS NULL OR expires > ?1")
@@ -51,6 +51,24 @@ extension DiskCache {
                         lastUsedDate: Date(timeIntervalSinceReferenceDate: select.double(4))))
             }
             return infos
+        }
+    }
+
+    /// How many entries the cache holds, expired ones included until they are removed, by the index.
+    ///
+    /// ```swift
+    /// print("\(try cache.entryCount) entries, \(try cache.totalSize) bytes")
+    /// ```
+    ///
+    /// - Throws: ``DiskCacheError/readFailed(path:call:errno:)`` when the index cannot be read.
+    /// - Complexity: O(m) for m entries: one scan of an index of the index, not of the records.
+    public var entryCount: Int {
+        get throws {
+            try withIndex(writing: false) { connection in
+                let count = try connection.statement("SELECT count(*) FROM entries")
+                defer { count.reset() }
+                return try count.step() ? count.int(0) : 0
+            }
         }
     }
 }

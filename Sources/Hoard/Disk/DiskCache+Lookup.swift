@@ -112,12 +112,14 @@ extension DiskCache {
             at: location.path, fileName: location.fileName, expectedKey: key,
             options: options.subtracting(.markUsed).union(.payload), now: now)
         guard let file = lookup.file, let payload = file.payload else {
-            if case .absent = lookup {
+            // A damaged or expired file was removed, and counted, by the read.
+            let isAbsent = if case .absent = lookup { true } else { false }
+            if isAbsent {
                 configuration.logger.debug(
                     "Disk cache index names an entry file that is gone; row removed",
                     metadata: ["path": .string(location.path)])
             }
-            try removeRow(row)
+            try removeRow(row, counting: isAbsent)
             return nil
         }
         if options.contains(.markUsed), !file.header.isExpired(at: now),
@@ -128,9 +130,10 @@ extension DiskCache {
         return FoundEntry(header: file.header, payload: payload)
     }
 
-    /// Removes `row` if it has not been replaced or used since it was read, and counts it.
-    private func removeRow(_ row: IndexRow) throws {
-        if try withIndex(writing: true, { try deleteRow(row.hash, ifLastUsed: row.lastUsed, on: $0) }) {
+    /// Removes `row` if it has not been replaced or used since it was read, and (with `counting`)
+    /// takes its bytes off the running total.
+    private func removeRow(_ row: IndexRow, counting: Bool = true) throws {
+        if try withIndex(writing: true, { try deleteRow(row.hash, ifLastUsed: row.lastUsed, on: $0) }), counting {
             noteRemoval(byteCount: row.byteCount)
         }
     }

@@ -12,8 +12,8 @@ import HoardSystem
 extension DiskCache {
     /// The keys of the entries in the cache, in no particular order.
     ///
-    /// Reads the index, not the entries: expired entries are left out (and removed). An entry whose
-    /// record turns out damaged when read is a miss.
+    /// Reads the index, not the entries: expired entries are left out. An entry whose record turns
+    /// out damaged when read is a miss.
     ///
     /// ```swift
     /// for key in try cache.keys() where key.hasPrefix("thumb:") { try cache.remove(forKey: key) }

@@ -17,7 +17,8 @@ extension DiskCache {
         let isNew: Bool
         do {
             isNew = try index.prepare()
-        } catch let error as SQLiteError where error.isCorruption {
+        } catch let error as SQLiteError where error.isCorruption && index.beginRebuild() {
+            defer { index.endRebuild() }
             try rebuildIndex(after: error, openedAs: nil)
             isNew = false
         } catch let error as SQLiteError {

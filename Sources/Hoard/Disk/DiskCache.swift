@@ -24,8 +24,8 @@ import Logging
 /// **Writes** of a small record are one SQLite transaction. A large record goes to a temporary
 /// file in `<directory>/tmp/`, is written in full and renamed over the entry with `rename(2)`,
 /// then its row is written. Readers (in any process) see the old entry, the new one or a miss,
-/// never a mix. Nothing is `fsync`ed: a cache may lose its last writes in a power cut, and a file
-/// torn by one fails its length or checksum check. A writer holds an `flock(2)` lock on its
+/// never a mix. Nothing is `fsync`ed: a cache may lose its last writes in a power cut, a file torn
+/// by one fails its length or checksum check, and an index damaged by one is rebuilt. A writer holds an `flock(2)` lock on its
 /// temporary file; ``trim()`` removes every temporary file nobody holds, which is what a killed
 /// writer leaves behind.
 ///
@@ -91,9 +91,12 @@ public final class DiskCache: Sendable {
     ///   ``DiskCacheError/unsupportedFormat(path:marker:)`` when another version made it;
     ///   ``DiskCacheError/notAFileURL(_:)``; ``DiskCacheError/invalidValue(_:)`` for a
     ///   configuration value it cannot use (a size limit of 0, a ratio outside (0, 1], an interval
-    ///   that is not finite or is negative).
-    /// - Complexity: O(1) for a marked folder; O(n) in the entries of an unmarked one, which is
-    ///   listed once. The first write scans the folder.
+    ///   that is not finite or is negative, an inline limit outside 0 through 4 MiB);
+    ///   ``DiskCacheError/foreignItem(path:reason:)`` when `index.sqlite` is not a regular file;
+    ///   ``DiskCacheError/writeFailed(path:call:errno:)`` when a new index cannot be created.
+    /// - Complexity: O(1) for a cache of the current format; O(n) in the entries of a cache of the
+    ///   earlier format (each entry file's header is read once, to index it), or of one whose index
+    ///   was lost or damaged.
     public init(directory: URL, configuration: Configuration = Configuration()) throws {
         guard directory.isFileURL else { throw DiskCacheError.notAFileURL(directory.absoluteString) }
         do {
@@ -125,12 +128,13 @@ public final class DiskCache: Sendable {
     ///   - data: The bytes to store.
     ///   - key: Any string of at most ``maximumKeyByteCount`` UTF-8 bytes.
     ///   - expiry: When the entry stops being returned; default ``Expiry/never``.
-    /// - Throws: ``DiskCacheError/writeFailed(path:call:errno:)`` naming the file, the call and the
-    ///   errno (`ENOSPC` for a full disk, `EROFS`/`EACCES` for an unwritable folder; existing entries
-    ///   stay readable); ``DiskCacheError/keyTooLong(byteCount:maximum:)``;
-    ///   ``DiskCacheError/invalidValue(_:)`` for an expiry that is not finite.
-    /// - Complexity: O(n) in the size of `data` (one checksum pass and one write); a trim, when
-    ///   due, is O(m log m) in the number of entries.
+    /// - Throws: ``DiskCacheError/writeFailed(path:call:errno:)`` naming the file (the entry's, or
+    ///   the index), the call and the errno (`ENOSPC` for a full disk, `EROFS`/`EACCES` for an
+    ///   unwritable folder; existing entries stay readable);
+    ///   ``DiskCacheError/keyTooLong(byteCount:maximum:)``; ``DiskCacheError/invalidValue(_:)``
+    ///   for an expiry that is not finite.
+    /// - Complexity: O(n) in the size of `data` (one checksum pass and one write) plus O(log m) for
+    ///   the index row among m entries; a trim, when due, is O(m log m).
     public func store(_ data: Data, forKey key: String, expiry: Expiry = .never) throws {
         do {
             try expiry.validate("DiskCache.store(_:forKey:expiry:) expiry")
@@ -166,7 +170,7 @@ public final class DiskCache: Sendable {
         noteWrite(written)
     }
 
-    /// The bytes stored under `key`, or `nil` when there are none, they expired, or the file is
+    /// The bytes stored under `key`, or `nil` when there are none, they expired, or the record is
     /// damaged (then it is removed and the event logged).
     ///
     /// ```swift
@@ -223,17 +227,20 @@ public final class DiskCache: Sendable {
     /// ```
     ///
     /// - Parameter key: The key to forget.
-    /// - Throws: ``DiskCacheError/removeFailed(path:call:errno:)`` when the file exists and cannot be
-    ///   removed.
-    /// - Complexity: O(1): one `lstat` and one `unlink`.
+    /// - Throws: ``DiskCacheError/removeFailed(path:call:errno:)`` when the entry's file exists and
+    ///   cannot be removed; ``DiskCacheError/writeFailed(path:call:errno:)`` when the index cannot be
+    ///   written.
+    /// - Complexity: O(log n) in the entries: one indexed delete, one `lstat` and, for an entry in
+    ///   a file, one `unlink`.
     public func remove(forKey key: String) throws {
         guard key.utf8.count <= Self.maximumKeyByteCount else { return }
         let hash = try Self.keyHash(key)
-        let rowByteCount = try withIndex(writing: true) { connection -> Int? in
-            let delete = try connection.statement("DELETE FROM entries WHERE hash = ?1 RETURNING size")
-            defer { delete.reset() }
-            delete.bind(1, hash)
-            return try delete.step() ? delete.int(0) : nil
+        let rowByteCount = try withIndex(writing: true) { connection in
+            try connection.writeTransaction {
+                let row = try indexRow(hash, on: connection)
+                _ = try deleteRow(hash, on: connection)
+                return row?.byteCount
+            }
         }
         // Also a file the index does not know of (left by a crash, or an earlier Hoard's).
         let fileByteCount = try removeEntryFile(ofHash: hash)

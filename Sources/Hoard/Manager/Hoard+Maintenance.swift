@@ -10,7 +10,15 @@ extension Hoard {
         try onDisk { try $0.entryInfos() }
     }
 
-    /// The bytes the disk tier's files take, headers included.
+    /// How many entries the disk tier holds, expired ones included until they are removed (see
+    /// ``DiskCache/entryCount``).
+    ///
+    /// - Throws: ``HoardError/disk(_:)``.
+    public func diskEntryCount() throws -> Int {
+        try onDisk { try $0.entryCount }
+    }
+
+    /// The bytes the disk tier's records take, headers and keys included.
     ///
     /// - Throws: ``HoardError/disk(_:)``.
     public func diskSize() throws -> Int {

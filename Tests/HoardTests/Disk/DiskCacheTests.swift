@@ -175,7 +175,7 @@ struct DiskCacheTests {
         #expect(try fixture.cache.data(forKey: "new") == Data([1]))
     }
 
-    @Test("keys lists every live key once, removeAll empties the cache, totalSize counts files")
+    @Test("keys lists every live key once, removeAll empties the cache, entryCount and totalSize count records")
     func keysRemoveAllTotalSize() throws {
         let fixture = try DiskCacheFixture()
         defer { fixture.remove() }
@@ -185,7 +185,12 @@ struct DiskCacheTests {
         fixture.clock.advance(by: 5)
         #expect(Set(try fixture.cache.keys()) == Set(keys))
         #expect(try fixture.cache.keys().count == keys.count)
+        // Listing writes nothing: the expired entry counts until it is removed.
         let expectedSize = keys.reduce(0) { $0 + 48 + $1.utf8.count + 100 }
+        #expect(try fixture.cache.entryCount == keys.count + 1)
+        #expect(try fixture.cache.totalSize == expectedSize + 48 + "short-lived".utf8.count)
+        #expect(try fixture.cache.removeExpired() == 1)
+        #expect(try fixture.cache.entryCount == keys.count)
         #expect(try fixture.cache.totalSize == expectedSize)
         try fixture.cache.removeAll()
         #expect(try fixture.cache.keys().isEmpty)

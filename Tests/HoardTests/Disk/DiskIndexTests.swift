@@ -235,7 +235,7 @@ struct DiskIndexTests {
         let marker = try String(contentsOf: root.appending(path: DiskCache.markerFileName), encoding: .utf8)
         #expect(marker == "Hoard cache\nformat 2\n")
         for (key, value) in values { #expect(try reopened.data(forKey: key) == value, "\(key)") }
-        #expect(try try reopened.data(forKey: "damaged") == nil && (reopened.data(forKey: "expiring")) == nil)
+        #expect(try reopened.data(forKey: "damaged") == nil && (reopened.data(forKey: "expiring")) == nil)
         #expect(try Set(reopened.keys()) == Set(values.keys))
         #expect(fixture.log.lines(containing: "Removed damaged disk cache entry").count == 1)
         let indexed = fixture.log.lines(containing: "Indexed the entry files of a disk cache made by an earlier Hoard")

@@ -36,6 +36,8 @@ final class DiskIndex: Sendable {
     /// The database's path.
     let path: String
     private let pool = Lock(Pool())
+    /// Whether a rebuild is under way in this process (see ``beginRebuild()``).
+    private let rebuilding = Lock(false)
 
     private struct Pool {
         var idle: [SQLiteConnection] = []
@@ -55,17 +57,17 @@ final class DiskIndex: Sendable {
     @discardableResult
     func prepare() throws -> Bool {
         try withConnection { connection in
-            // Only a new, empty database takes auto_vacuum; WAL mode is then kept in the file.
-            try connection.execute("PRAGMA auto_vacuum = INCREMENTAL")
-            try connection.execute("PRAGMA journal_mode = WAL")
             let version = try connection.statement("PRAGMA user_version")
             defer { version.reset() }
             let found = try version.step() ? version.int(0) : 0
+            version.reset()
             guard found <= Self.schemaVersion else {
                 throw DiskCacheError.unsupportedFormat(path: path, marker: "index schema \(found)")
             }
             guard found < Self.schemaVersion else { return false }
-            version.reset()
+            // Only a new, empty database takes auto_vacuum; WAL mode is then kept in the file.
+            try connection.execute("PRAGMA auto_vacuum = INCREMENTAL")
+            try connection.execute("PRAGMA journal_mode = WAL")
             try connection.writeTransaction {
                 try connection.execute(
                     """
@@ -118,6 +120,21 @@ final class DiskIndex: Sendable {
         }
     }
 
+    /// Claims the rebuild of a damaged index for the caller; `false` when one is already under way
+    /// in this process (a rebuild that finds its new index damaged too then fails instead of
+    /// starting over without end). Pair with ``endRebuild()``.
+    func beginRebuild() -> Bool {
+        rebuilding.withLock { isRebuilding in
+            defer { isRebuilding = true }
+            return !isRebuilding
+        }
+    }
+
+    /// Ends the rebuild ``beginRebuild()`` claimed.
+    func endRebuild() {
+        rebuilding.withLock { $0 = false }
+    }
+
     // MARK: - Private
 
     private func checkOut() throws(SQLiteError) -> SQLiteConnection {
@@ -139,12 +156,15 @@ final class DiskIndex: Sendable {
         let connection = try SQLiteConnection(
             path: path, immutable: !isFolderWritable, busyTimeoutMilliseconds: Self.busyTimeoutMilliseconds,
             generation: generation)
-        // Per connection: commits are not fsynced (only checkpoints are); a crash may lose the last
-        // commits but never corrupts the database.
+        // Per connection. Nothing is fsynced, as with the entry files: a killed process loses
+        // nothing committed (the log is in the kernel's page cache), a power cut or system crash may
+        // lose the last commits or damage the database, which is then rebuilt (see the DocC article
+        // "The disk format and its crash story"). With `synchronous = NORMAL` every checkpoint
+        // fsyncs, and a 16 KiB store on ext4 took twice as long (Benchmarks/RESULTS.md).
         // Reads of the database file go through a memory map (up to 256 MiB); the write-ahead log
         // is cut back to 4 MiB after each checkpoint that empties it.
         try connection.execute(
-            "PRAGMA synchronous = NORMAL; PRAGMA mmap_size = 268435456; PRAGMA journal_size_limit = 4194304")
+            "PRAGMA synchronous = OFF; PRAGMA mmap_size = 268435456; PRAGMA journal_size_limit = 4194304")
         return connection
     }
 
