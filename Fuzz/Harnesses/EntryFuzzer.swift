@@ -1,9 +1,10 @@
-// libFuzzer harness: bytes as a disk cache entry file. Each input is checked twice: as it is
+// libFuzzer harness: bytes as a disk cache record. Each input is checked twice: as it is
 // (mostly stopped by the checksums), and with its checksums and payload length repaired, so that
 // the length, key, expiry and payload checks behind them run too. Each variant goes through
-// `DiskCache.Entry.Header.parse` directly, then as the file of an entry in a real cache folder,
-// read by `entryInfos()` (header only, key checked against the file name) and `entry(forKey:)`
-// (header and payload, key checked against the key asked for).
+// `DiskCache.Entry.Header.parse` directly; then as a record kept inside the index, read by
+// `entry(forKey:)`; then as an entry file the index does not know, indexed by `reconcileIndex()`
+// (header only, key checked against the file name), listed by `entryInfos()` and read by
+// `entry(forKey:)` (header and payload, key checked against the key asked for).
 //
 // With HOARD_FUZZ_WRITE_SEEDS=<folder>, it writes valid entries with DiskCache.store into that
 // folder instead (the seed corpus; Fuzz/run does this), and exits.
@@ -55,7 +56,8 @@ public func entryFuzzerTestOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int
     return 0
 }
 
-/// Parses `bytes`, then stores them as an entry file and reads them back through the cache.
+/// Parses `bytes`, then puts them in the cache as an inline record and as an entry file, and reads
+/// them back through the cache.
 private func check(_ bytes: [UInt8]) {
     let parsed = DiskCache.Entry.Header.parse(bytes)
     switch parsed {
@@ -73,10 +75,9 @@ private func check(_ bytes: [UInt8]) {
     }
     let header = try? parsed.get()
     let key = header?.key ?? fallbackKey
-    guard let location = try? cache.location(forKey: key) else {
+    guard let location = try? cache.location(forKey: key), let hash = try? DiskCache.keyHash(key) else {
         FuzzSupport.fail("no entry file name for a \(key.utf8.count)-byte key")
     }
-    write(bytes, to: location)
     let intact =
         header.map { header in
             bytes.count == header.fileByteCount
@@ -84,36 +85,70 @@ private func check(_ bytes: [UInt8]) {
         } ?? false
     let live = header.map { !$0.isExpired(at: now) } ?? false
     do {
-        // Listing: header only, the key checked against the file name.
+        // A record inside the index, as a damaged database page or another writer could leave it.
+        try insertRow(hash: hash, key: key, record: bytes)
+        expectLookup(try cache.entry(forKey: key), header: header, bytes: bytes, returned: intact && live)
+        if !(intact && live) {
+            let left = try cache.entryCount
+            FuzzSupport.check(left == 0, "a damaged or expired record was left in the index")
+        }
+        try clearIndex()
+
+        // An entry file the index does not know (a crash between its rename and its row): indexed
+        // by reconciling (header only), then read.
+        write(bytes, to: location)
+        try cache.reconcileIndex()
         let infos = try cache.entryInfos()
         if let header, header.fileByteCount == bytes.count, live {
-            FuzzSupport.check(infos.count == 1, "a live entry with a valid header was not listed")
+            FuzzSupport.check(infos.count == 1, "a live entry file with a valid header was not indexed")
             FuzzSupport.check(infos[0].key == header.key, "listed key differs")
             FuzzSupport.check(infos[0].payloadByteCount == header.payloadByteCount, "listed payload size differs")
             FuzzSupport.check(infos[0].fileByteCount == bytes.count, "listed file size differs")
         } else {
             FuzzSupport.check(infos.isEmpty, "listed \(infos.count) entries for a damaged or expired file")
             FuzzSupport.check(!fileExists(location.path), "a damaged or expired file was left in place")
-            write(bytes, to: location)
         }
-        // Lookup: header and payload, the key checked against the key asked for.
-        let entry = try cache.entry(forKey: key)
-        if let header, intact, live {
-            guard let entry else { FuzzSupport.fail("an intact, live entry was not returned") }
-            FuzzSupport.check(entry.key == header.key, "returned key differs")
-            FuzzSupport.check(entry.data.elementsEqual(bytes[header.byteCount...]), "returned payload differs")
-            FuzzSupport.check(entry.creationDate == header.creationDate, "returned creation date differs")
-            FuzzSupport.check(entry.expirationDate == header.expirationDate, "returned expiration date differs")
-        } else {
-            FuzzSupport.check(entry == nil, "a damaged or expired entry was returned")
+        expectLookup(try cache.entry(forKey: key), header: header, bytes: bytes, returned: intact && live)
+        if !(intact && live) {
             FuzzSupport.check(!fileExists(location.path), "a damaged or expired file was left in place")
         }
     } catch {
         FuzzSupport.fail("reading threw: \(error)")
     }
-    // Leave the folder empty: listing then costs one shard, not one per key seen so far.
+    // Leave the folder and the index empty: each input starts from nothing.
     _ = unlink(location.path)
     _ = rmdir(location.shardPath)
+    do { try clearIndex() } catch { FuzzSupport.fail("cannot empty the index: \(error)") }
+}
+
+/// Checks what a lookup returned against what `bytes` hold.
+private func expectLookup(_ entry: DiskCache.Entry?, header: DiskCache.Entry.Header?, bytes: [UInt8], returned: Bool) {
+    guard returned, let header else {
+        FuzzSupport.check(entry == nil, "a damaged or expired entry was returned")
+        return
+    }
+    guard let entry else { FuzzSupport.fail("an intact, live entry was not returned") }
+    FuzzSupport.check(entry.key == header.key, "returned key differs")
+    FuzzSupport.check(entry.data.elementsEqual(bytes[header.byteCount...]), "returned payload differs")
+    FuzzSupport.check(entry.creationDate == header.creationDate, "returned creation date differs")
+    FuzzSupport.check(entry.expirationDate == header.expirationDate, "returned expiration date differs")
+}
+
+/// Puts `record` in the index under `key` as it is, whatever it holds.
+private func insertRow(hash: [UInt8], key: String, record: [UInt8]) throws {
+    try cache.index.withConnection { connection in
+        let insert = try connection.statement(
+            "INSERT OR REPLACE INTO entries (hash, key, size, created, expires, used, record) VALUES (?1, ?2, ?3, 0, NULL, 0, ?4)")
+        insert.bind(1, hash)
+        insert.bind(2, key)
+        insert.bind(3, record.count)
+        insert.bind(4, record)
+        try insert.run()
+    }
+}
+
+private func clearIndex() throws {
+    try cache.index.withConnection { try $0.execute("DELETE FROM entries") }
 }
 
 /// `bytes` with the header checksum recomputed, and (as `hash` picks) the payload length set to
@@ -159,7 +194,8 @@ private func writeSeeds(to folder: URL) throws -> Int {
     let source = folder.appendingPathComponent(".cache")
     var written = 0
     for (clock, expiries) in writeClocks {
-        var configuration = DiskCache.Configuration()
+        // A file per entry, so that each can be copied out as a seed.
+        var configuration = DiskCache.Configuration(inlineEntryLimit: 0)
         configuration.now = { clock }
         let seedCache = try DiskCache(directory: source, configuration: configuration)
         for (index, key) in keys.enumerated() {

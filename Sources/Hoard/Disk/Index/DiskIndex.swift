@@ -30,6 +30,10 @@ final class DiskIndex: Sendable {
     static let busyTimeoutMilliseconds: Int32 = 30_000
     /// How often a process checks that the database file is still the one its connections opened.
     static let identityCheckInterval: Duration = .seconds(1)
+    /// The database's page size, set when it is created: SQLite's default. 8 KiB pages read a 64 KiB record
+    /// 12% faster and store 1 KiB and 16 KiB records 25-35% slower (Benchmarks/RESULTS.md).
+    static let pageByteCount = 4096
+
     /// The schema this version writes, kept in `PRAGMA user_version`.
     static let schemaVersion = 1
 
@@ -66,7 +70,7 @@ final class DiskIndex: Sendable {
             }
             guard found < Self.schemaVersion else { return false }
             // Only a new, empty database takes auto_vacuum; WAL mode is then kept in the file.
-            try connection.execute("PRAGMA auto_vacuum = INCREMENTAL")
+            try connection.execute("PRAGMA page_size = \(Self.pageByteCount); PRAGMA auto_vacuum = INCREMENTAL")
             try connection.execute("PRAGMA journal_mode = WAL")
             try connection.writeTransaction {
                 try connection.execute(
