@@ -17,6 +17,23 @@ extension DiskCache {
         var byteCount: Int
         var lastUsed: Double
         var placement: Placement
+
+        /// The columns, in this order, that a query selects first for ``init(_:)`` to read.
+        static let rowColumns = "hash, size, used, record IS NULL"
+
+        init(hash: [UInt8], byteCount: Int, lastUsed: Double, placement: Placement) {
+            self.hash = hash
+            self.byteCount = byteCount
+            self.lastUsed = lastUsed
+            self.placement = placement
+        }
+
+        /// The row at `statement`'s current step, which selected ``rowColumns`` first.
+        init(_ statement: SQLiteStatement) {
+            self.init(
+                hash: statement.blob(0), byteCount: statement.int(1), lastUsed: statement.double(2),
+                placement: statement.int(3) == 1 ? .file : .inline)
+        }
     }
 
     /// The SHA-256 of `key`'s UTF-8: the index's key, and (in hex) the entry file's name.

@@ -174,16 +174,11 @@ extension DiskCache {
     func deleteRows(where condition: String, _ date: Date) throws -> [IndexRow] {
         let selected = try withIndex(writing: false) { connection -> [IndexRow] in
             let select = try connection.statement(
-                "SELECT hash, size, used, record IS NULL FROM entries WHERE \(condition)")
+                "SELECT \(IndexRow.rowColumns) FROM entries WHERE \(condition)")
             defer { select.reset() }
             select.bind(1, date.timeIntervalSinceReferenceDate)
             var rows: [IndexRow] = []
-            while try select.step() {
-                rows.append(
-                    IndexRow(
-                        hash: select.blob(0), byteCount: select.int(1), lastUsed: select.double(2),
-                        placement: select.int(3) == 1 ? .file : .inline))
-            }
+            while try select.step() { rows.append(IndexRow(select)) }
             return rows
         }
         let deleted = try deleteRows(selected, onlyIfUnused: false)
@@ -218,13 +213,11 @@ extension DiskCache {
     /// The rows whose records are files of their own.
     func fileRows() throws -> [IndexRow] {
         try withIndex(writing: false) { connection in
-            let select = try connection.statement("SELECT hash, size, used FROM entries WHERE record IS NULL")
+            let select = try connection.statement(
+                "SELECT \(IndexRow.rowColumns) FROM entries WHERE record IS NULL")
             defer { select.reset() }
             var rows: [IndexRow] = []
-            while try select.step() {
-                rows.append(
-                    IndexRow(hash: select.blob(0), byteCount: select.int(1), lastUsed: select.double(2), placement: .file))
-            }
+            while try select.step() { rows.append(IndexRow(select)) }
             return rows
         }
     }

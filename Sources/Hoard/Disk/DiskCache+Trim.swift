@@ -209,14 +209,12 @@ extension DiskCache {
     private func leastRecentlyUsedRows(beyond byteCount: Int) throws -> [IndexRow] {
         try withIndex(writing: false) { connection in
             let select = try connection.statement(
-                "SELECT hash, size, used, record IS NULL FROM entries ORDER BY used, hash")
+                "SELECT \(IndexRow.rowColumns) FROM entries ORDER BY used, hash")
             defer { select.reset() }
             var rows: [IndexRow] = []
             var sum = 0
             while sum < byteCount, try select.step() {
-                let row = IndexRow(
-                    hash: select.blob(0), byteCount: select.int(1), lastUsed: select.double(2),
-                    placement: select.int(3) == 1 ? .file : .inline)
+                let row = IndexRow(select)
                 rows.append(row)
                 sum += row.byteCount
             }

@@ -183,21 +183,21 @@ struct DiskIndexTests {
         // A valid file the index does not know (a crash between rename and row): indexed by trim().
         let other = try DiskCacheFixture(function: "outOfStepSource")
         defer { other.remove() }
-        try other.cache.store(large, forKey: "orphan")
-        let orphanPath = try fixture.entryPath("orphan")
-        try FileManager.default.createDirectory(
-            atPath: String(orphanPath.prefix(upTo: orphanPath.lastIndex(of: "/") ?? orphanPath.endIndex)),
-            withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: try other.entryPath("orphan"), toPath: orphanPath)
+        /// Stores `large` under `key` in `other` and copies its entry file into `fixture`'s folder.
+        func plantFile(forKey key: String) throws -> String {
+            try other.cache.store(large, forKey: key)
+            let path = try fixture.entryPath(key)
+            try FileManager.default.createDirectory(
+                atPath: String(path.prefix(upTo: path.lastIndex(of: "/") ?? path.endIndex)),
+                withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: try other.entryPath(key), toPath: path)
+            return path
+        }
+        _ = try plantFile(forKey: "orphan")
         #expect(try fixture.cache.data(forKey: "orphan") == nil)
         // A stale file beside a record kept inline (a crash between the commit and the unlink).
         try fixture.cache.store(Data("inline".utf8), forKey: "stale")
-        try other.cache.store(large, forKey: "stale")
-        let stalePath = try fixture.entryPath("stale")
-        try FileManager.default.createDirectory(
-            atPath: String(stalePath.prefix(upTo: stalePath.lastIndex(of: "/") ?? stalePath.endIndex)),
-            withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: try other.entryPath("stale"), toPath: stalePath)
+        let stalePath = try plantFile(forKey: "stale")
         #expect(try fixture.cache.data(forKey: "stale") == Data("inline".utf8))
         try fixture.cache.trim()
         #expect(try fixture.cache.data(forKey: "orphan") == large)
