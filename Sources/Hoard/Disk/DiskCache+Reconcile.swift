@@ -8,11 +8,16 @@ extension DiskCache {
     /// the current format. A database that is damaged or is not one is rebuilt; one that is
     /// missing or empty in a cache of the current format is rebuilt from the entry files.
     ///
-    /// - Throws: ``DiskCacheError/foreignItem(path:reason:)`` when `index.sqlite` is not a regular
-    ///   file; ``DiskCacheError`` when the index cannot be created.
+    /// - Throws: ``DiskCacheError/foreignItem(path:reason:)`` when `index.sqlite`, or SQLite's
+    ///   `-wal`, `-shm` or `-journal` file beside it, is not a regular file; ``DiskCacheError``
+    ///   when the index cannot be created.
     func openIndex(indexingEntryFiles: Bool) throws {
-        if case .success(let status) = FileSystem.linkStatus(index.path), status.kind != .regular {
-            throw DiskCacheError.foreignItem(path: index.path, reason: "not a regular file (\(status.kind))")
+        // SQLite opens the database and the files beside it by name: each must be a regular file
+        // (or absent), never a link that would have SQLite write elsewhere.
+        for path in [index.path] + DiskIndex.companionSuffixes.map({ index.path + $0 }) {
+            if case .success(let status) = FileSystem.linkStatus(path), status.kind != .regular {
+                throw DiskCacheError.foreignItem(path: path, reason: "not a regular file (\(status.kind))")
+            }
         }
         let isNew: Bool
         do {

@@ -246,13 +246,15 @@ struct DiskIndexTests {
         #expect(fixture.log.lines(containing: "Indexed the entry files").count == 1)
     }
 
-    @Test("An index that is a symbolic link or a folder is refused, and what it points to is untouched")
-    func foreignIndex() throws {
+    @Test(
+        "An index (or its -wal or -shm) that is a symbolic link or a folder is refused, and what it points to is untouched",
+        arguments: ["", "-wal", "-shm"])
+    func foreignIndex(suffix: String) throws {
         for kind in ["link", "folder"] {
             let folder = try TemporaryDirectory()
             defer { folder.remove() }
             _ = try DiskCache(directory: folder.cacheURL)
-            let path = folder.cacheURL.appending(path: DiskIndex.fileName).path(percentEncoded: false)
+            let path = folder.cacheURL.appending(path: DiskIndex.fileName + suffix).path(percentEncoded: false)
             for name in try FileManager.default.contentsOfDirectory(atPath: folder.cacheURL.path)
             where name.hasPrefix(DiskIndex.fileName) {
                 try FileManager.default.removeItem(at: folder.cacheURL.appending(path: name))
