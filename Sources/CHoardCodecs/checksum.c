@@ -1,5 +1,6 @@
-// CRC-32C (Castagnoli) for the disk cache's entry checksums: the SSE4.2 or ARMv8 CRC instruction
-// when the CPU has it, else a portable slicing-by-8 table.
+// CRC-32C (Castagnoli) for the disk cache's entry checksums. Three paths, the fastest the CPU has:
+// carry-less multiplication over 64-byte lanes (x86-64 with AVX-512 and VPCLMULQDQ), the SSE4.2
+// or ARMv8 CRC instruction over three interleaved streams, or a portable slicing-by-8 table.
 #include "CHoardCodecs.h"
 
 #include <pthread.h>
@@ -8,6 +9,10 @@
 #if defined(__x86_64__) || defined(__i386__)
 #include <nmmintrin.h>
 #define HOARD_CRC_X86 1
+#if defined(__x86_64__)
+#include <immintrin.h>
+#define HOARD_CRC_FOLDING 1
+#endif
 #elif defined(__aarch64__)
 #include <arm_acle.h>
 #if defined(__linux__)
@@ -21,7 +26,7 @@
 
 static uint32_t hoard_crc_tables[8][256];
 static pthread_once_t hoard_crc_once = PTHREAD_ONCE_INIT, hoard_crc_software_once = PTHREAD_ONCE_INIT;
-static int hoard_crc_hardware;
+static int hoard_crc_best; // a hoard_crc_path
 
 static uint32_t hoard_crc_software(uint32_t crc, const uint8_t *bytes, size_t length) {
     while (length >= 8) {
@@ -148,6 +153,75 @@ HOARD_CRC_TARGET static uint32_t hoard_crc_hardware_update(uint32_t crc, const u
 }
 #endif
 
+#if defined(HOARD_CRC_FOLDING)
+// Folding (Gopal et al., "Fast CRC Computation for Generic Polynomials Using PCLMULQDQ", Intel,
+// 2009). Bytes loaded little-endian into a 128-bit lane are a polynomial whose first bit is the
+// highest power: bit j of the lane is x^(127 - j). Its low half H and high half L give
+// H x^64 + L, and moving the lane D bits along the message multiplies it by x^D, which modulo P
+// is H (x^(64+D) mod P) + L (x^D mod P): two carry-less products of 64 by 32 bits, XORed into the
+// lane found D bits further on. A carry-less product of two such reflected operands comes out
+// multiplied by x, so the constants are one power lower. What is left, one lane, is a 16-byte
+// message whose CRC from zero is the CRC so far; the CRC instruction takes it, then the tail.
+enum { HOARD_CRC_FOLD_MINIMUM = 256 }; // shorter inputs take the instruction path
+
+static __m128i hoard_crc_fold_by_128, hoard_crc_fold_by_512, hoard_crc_fold_by_2048; // distance in bits
+
+// x^power mod P, reflected into the upper half of a 64-bit lane (bit 63 - d holds x^d).
+static uint64_t hoard_crc_power(unsigned power) {
+    uint32_t remainder = 1; // x^0; bit d is x^d, P = 0x1EDC6F41 in this order
+    while (power--) remainder = (remainder << 1) ^ ((remainder & 0x80000000u) ? 0x1EDC6F41u : 0);
+    uint32_t reflected = 0;
+    for (int bit = 0; bit < 32; bit++) reflected |= ((remainder >> bit) & 1u) << (31 - bit);
+    return (uint64_t)reflected << 32;
+}
+
+static __m128i hoard_crc_fold_constants(unsigned distance) {
+    // The low half (H) is multiplied by the low constant, the high half (L) by the high one.
+    return _mm_set_epi64x((long long)hoard_crc_power(distance - 1), (long long)hoard_crc_power(distance + 63));
+}
+
+#define HOARD_CRC_FOLD_TARGET __attribute__((target("avx512f,avx512vl,vpclmulqdq,pclmul,sse4.2")))
+
+HOARD_CRC_FOLD_TARGET static inline __m512i hoard_crc_fold512(__m512i lanes, __m512i constants, __m512i next) {
+    __m512i high = _mm512_clmulepi64_epi128(lanes, constants, 0x00);
+    __m512i low = _mm512_clmulepi64_epi128(lanes, constants, 0x11);
+    return _mm512_ternarylogic_epi64(high, low, next, 0x96); // high ^ low ^ next
+}
+
+HOARD_CRC_FOLD_TARGET static inline __m128i hoard_crc_fold128(__m128i lane, __m128i constants, __m128i next) {
+    __m128i high = _mm_clmulepi64_si128(lane, constants, 0x00);
+    __m128i low = _mm_clmulepi64_si128(lane, constants, 0x11);
+    return _mm_ternarylogic_epi64(high, low, next, 0x96);
+}
+
+// Needs length >= HOARD_CRC_FOLD_MINIMUM.
+HOARD_CRC_FOLD_TARGET static uint32_t hoard_crc_folding_update(uint32_t crc, const uint8_t *bytes, size_t length) {
+    __m512i lanes[4];
+    for (int index = 0; index < 4; index++) lanes[index] = _mm512_loadu_si512(bytes + 64 * index);
+    lanes[0] = _mm512_xor_si512(lanes[0], _mm512_zextsi128_si512(_mm_cvtsi32_si128((int)crc)));
+    bytes += 256;
+    length -= 256;
+    const __m512i by2048 = _mm512_broadcast_i32x4(hoard_crc_fold_by_2048);
+    for (; length >= 256; bytes += 256, length -= 256)
+        for (int index = 0; index < 4; index++)
+            lanes[index] = hoard_crc_fold512(lanes[index], by2048, _mm512_loadu_si512(bytes + 64 * index));
+    const __m512i by512 = _mm512_broadcast_i32x4(hoard_crc_fold_by_512);
+    __m512i lane = hoard_crc_fold512(lanes[0], by512, lanes[1]);
+    lane = hoard_crc_fold512(lane, by512, lanes[2]);
+    lane = hoard_crc_fold512(lane, by512, lanes[3]);
+    for (; length >= 64; bytes += 64, length -= 64) lane = hoard_crc_fold512(lane, by512, _mm512_loadu_si512(bytes));
+    __m128i last = _mm512_extracti32x4_epi32(lane, 0);
+    last = hoard_crc_fold128(last, hoard_crc_fold_by_128, _mm512_extracti32x4_epi32(lane, 1));
+    last = hoard_crc_fold128(last, hoard_crc_fold_by_128, _mm512_extracti32x4_epi32(lane, 2));
+    last = hoard_crc_fold128(last, hoard_crc_fold_by_128, _mm512_extracti32x4_epi32(lane, 3));
+    for (; length >= 16; bytes += 16, length -= 16)
+        last = hoard_crc_fold128(last, hoard_crc_fold_by_128, _mm_loadu_si128((const __m128i *)bytes));
+    crc = (uint32_t)_mm_crc32_u64(0, (uint64_t)_mm_cvtsi128_si64(last));
+    crc = (uint32_t)_mm_crc32_u64(crc, (uint64_t)_mm_extract_epi64(last, 1));
+    return hoard_crc_hardware_update(crc, bytes, length);
+}
+#endif
+
 // The slicing tables, built only when the table path runs (no CRC instruction, or the tests).
 static void hoard_crc_initialize_software(void) {
     for (uint32_t byte = 0; byte < 256; byte++) {
@@ -164,19 +238,31 @@ static void hoard_crc_initialize_software(void) {
     }
 }
 
-// Detects the CRC instruction and builds the hardware path's shift tables.
+// Finds the fastest path the CPU has and builds its constants.
 static void hoard_crc_initialize(void) {
+    int instruction = 0;
 #if defined(HOARD_CRC_X86)
-    hoard_crc_hardware = __builtin_cpu_supports("sse4.2");
+    instruction = __builtin_cpu_supports("sse4.2");
 #elif defined(HOARD_CRC_ARM) && defined(__APPLE__)
-    hoard_crc_hardware = 1; // every Apple arm64 CPU has the CRC extension
+    instruction = 1; // every Apple arm64 CPU has the CRC extension
 #elif defined(HOARD_CRC_ARM) && defined(__linux__)
-    hoard_crc_hardware = (getauxval(AT_HWCAP) & HWCAP_CRC32) != 0;
+    instruction = (getauxval(AT_HWCAP) & HWCAP_CRC32) != 0;
 #endif
+    hoard_crc_best = instruction ? HOARD_CRC_PATH_INSTRUCTION : HOARD_CRC_PATH_TABLE;
 #if defined(HOARD_CRC_X86) || defined(HOARD_CRC_ARM)
-    if (hoard_crc_hardware) {
+    if (instruction) {
         hoard_crc_make_shift(hoard_crc_long_shift, HOARD_CRC_LONG);
         hoard_crc_make_shift(hoard_crc_short_shift, HOARD_CRC_SHORT);
+    }
+#endif
+#if defined(HOARD_CRC_FOLDING)
+    // __builtin_cpu_supports reports AVX-512 only when the OS saves its registers (XGETBV).
+    if (instruction && __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("avx512f") &&
+        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("vpclmulqdq")) {
+        hoard_crc_fold_by_128 = hoard_crc_fold_constants(128);
+        hoard_crc_fold_by_512 = hoard_crc_fold_constants(512);
+        hoard_crc_fold_by_2048 = hoard_crc_fold_constants(2048);
+        hoard_crc_best = HOARD_CRC_PATH_FOLDING;
     }
 #endif
 }
@@ -184,20 +270,25 @@ static void hoard_crc_initialize(void) {
 uint32_t hoard_crc32c_update(uint32_t state, const void *bytes, size_t length) {
     if (bytes == NULL || length == 0) return state;
     pthread_once(&hoard_crc_once, hoard_crc_initialize);
+    return hoard_crc32c_update_path(hoard_crc_best, state, bytes, length);
+}
+
+uint32_t hoard_crc32c_update_path(int path, uint32_t state, const void *bytes, size_t length) {
+    if (bytes == NULL || length == 0) return state;
+    pthread_once(&hoard_crc_once, hoard_crc_initialize);
+    if (path > hoard_crc_best) path = hoard_crc_best;
+#if defined(HOARD_CRC_FOLDING)
+    if (path == HOARD_CRC_PATH_FOLDING && length >= HOARD_CRC_FOLD_MINIMUM)
+        return hoard_crc_folding_update(state, bytes, length);
+#endif
 #if defined(HOARD_CRC_X86) || defined(HOARD_CRC_ARM)
-    if (hoard_crc_hardware) return hoard_crc_hardware_update(state, bytes, length);
+    if (path >= HOARD_CRC_PATH_INSTRUCTION) return hoard_crc_hardware_update(state, bytes, length);
 #endif
     pthread_once(&hoard_crc_software_once, hoard_crc_initialize_software);
     return hoard_crc_software(state, bytes, length);
 }
 
-uint32_t hoard_crc32c_update_portable(uint32_t state, const void *bytes, size_t length) {
-    if (bytes == NULL || length == 0) return state;
-    pthread_once(&hoard_crc_software_once, hoard_crc_initialize_software);
-    return hoard_crc_software(state, bytes, length);
-}
-
-int hoard_crc32c_is_hardware_accelerated(void) {
+int hoard_crc32c_best_path(void) {
     pthread_once(&hoard_crc_once, hoard_crc_initialize);
-    return hoard_crc_hardware;
+    return hoard_crc_best;
 }

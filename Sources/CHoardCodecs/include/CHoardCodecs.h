@@ -216,13 +216,25 @@ void hoard_avif_decoder_destroy(hoard_avif_decoder *decoder);
 // MARK: - Checksums
 
 /// Continues a CRC-32C (Castagnoli, as in iSCSI, ext4 and RocksDB) over `length` bytes. `state` is
-/// the running register: start with 0xFFFFFFFF and take the bitwise complement at the end. Uses
-/// the CPU's CRC32C instruction (SSE4.2, ARMv8 CRC) when present.
+/// the running register: start with 0xFFFFFFFF and take the bitwise complement at the end. Takes
+/// the fastest path the CPU has (see `hoard_crc_path`).
 uint32_t hoard_crc32c_update(uint32_t state, const void *bytes, size_t length);
-/// `hoard_crc32c_update` without the CPU instruction, for tests of the table path.
-uint32_t hoard_crc32c_update_portable(uint32_t state, const void *bytes, size_t length);
-/// Whether `hoard_crc32c_update` uses a CPU instruction on this machine (1) or a table (0).
-int hoard_crc32c_is_hardware_accelerated(void);
+
+/// The ways `hoard_crc32c_update` computes, slowest first.
+typedef enum {
+    /// A slicing-by-8 table: any CPU.
+    HOARD_CRC_PATH_TABLE = 0,
+    /// The CRC32C instruction (SSE4.2, ARMv8 CRC) over three interleaved streams.
+    HOARD_CRC_PATH_INSTRUCTION = 1,
+    /// Carry-less multiplication folding 64-byte lanes (x86-64 with AVX-512 and VPCLMULQDQ), for
+    /// inputs of 256 bytes or more; the instruction path finishes.
+    HOARD_CRC_PATH_FOLDING = 2,
+} hoard_crc_path;
+/// The fastest `hoard_crc_path` this CPU has: the one `hoard_crc32c_update` takes.
+int hoard_crc32c_best_path(void);
+/// `hoard_crc32c_update` through `path` (a `hoard_crc_path`), for tests; a path this CPU lacks
+/// falls back to the fastest one it has.
+uint32_t hoard_crc32c_update_path(int path, uint32_t state, const void *bytes, size_t length);
 
 // MARK: - Hashing
 

@@ -42,40 +42,60 @@ struct CRC32CTests {
             for length in [0, 1, 3, 7, 8, 9, 15, 16, 17, 64, 100, 255, 291] {
                 let slice = bytes[offset..<(offset + length)]
                 #expect(CRC32C.checksum(slice) == reference(slice), "offset \(offset) length \(length)")
-                let portable = slice.withUnsafeBytes {
-                    ~hoard_crc32c_update_portable(0xFFFF_FFFF, $0.baseAddress, $0.count)
-                }
+                let portable = ~Self.update(slice, path: HOARD_CRC_PATH_TABLE)
                 #expect(portable == reference(slice), "table path, offset \(offset) length \(length)")
             }
         }
-        // On this machine's CPU, the path taken is reported (x86-64 has SSE4.2 almost everywhere).
-        print("CRC-32C hardware accelerated: \(hoard_crc32c_is_hardware_accelerated() == 1)")
+        // The path this CPU takes is reported (x86-64 has SSE4.2 almost everywhere; folding needs
+        // AVX-512 with VPCLMULQDQ).
+        print("CRC-32C fastest path: \(Self.pathName(hoard_crc32c_best_path()))")
     }
 
-    /// The hardware path runs three streams over blocks of 3 × 8 KiB, then 3 × 256 B, and joins
-    /// them; the table path (checked bit by bit above) has no blocks. Lengths either side of every
-    /// block boundary, at odd alignments, and split mid-block, must agree.
-    @Test("Inputs of many blocks agree with the table path at every block boundary")
-    func interleavedStreamsAgreeWithTables() {
+    /// `hoard_crc32c_update` through one path (or the fastest this CPU has, if it lacks `path`).
+    static func update(_ slice: ArraySlice<UInt8>, path: hoard_crc_path, from state: UInt32 = 0xFFFF_FFFF) -> UInt32 {
+        slice.withUnsafeBytes { hoard_crc32c_update_path(Int32(path.rawValue), state, $0.baseAddress, $0.count) }
+    }
+
+    static func pathName(_ path: Int32) -> String {
+        switch UInt32(path) {
+        case HOARD_CRC_PATH_FOLDING.rawValue: "carry-less folding"
+        case HOARD_CRC_PATH_INSTRUCTION.rawValue: "CRC instruction"
+        default: "table"
+        }
+    }
+
+    /// The instruction path runs three streams over blocks of 3 × 8 KiB, then 3 × 256 B, and
+    /// joins them; the folding path takes 256 bytes at a time, then 64, then 16, and hands the
+    /// rest to the instruction path; the table path (checked bit by bit above) has no blocks.
+    /// Lengths either side of every block boundary, at odd alignments, from states other than the
+    /// initial one, and split mid-block, must agree on every path this CPU has.
+    @Test(
+        "Inputs of many blocks agree with the table path at every block boundary",
+        arguments: [HOARD_CRC_PATH_INSTRUCTION, HOARD_CRC_PATH_FOLDING])
+    func blockedPathsAgreeWithTables(path: hoard_crc_path) {
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<(1 << 20) + 64).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        func portable(_ slice: ArraySlice<UInt8>, from state: UInt32 = 0xFFFF_FFFF) -> UInt32 {
-            slice.withUnsafeBytes { hoard_crc32c_update_portable(state, $0.baseAddress, $0.count) }
-        }
         let short = 3 * 256, long = 3 * 8192
-        let lengths = [short - 1, short, short + 1, short + 9, 2 * short, long - 8, long, long + 1, long + short + 7,
+        let lengths = [15, 16, 17, 63, 64, 65, 255, 256, 257, 271, 272, 319, 320, 321, 511, 512, 513, short - 1, short,
+                       short + 1, short + 9, 2 * short, 16_384, long - 8, long, long + 1, long + short + 7, 65_536 + 13,
                        2 * long + 5 * short + 3, 100_003, 1 << 20]
         for offset in [0, 1, 5, 8] {
             for length in lengths {
                 let slice = bytes[offset..<(offset + length)]
-                #expect(CRC32C.checksum(slice) == ~portable(slice), "offset \(offset) length \(length)")
+                let table = Self.update(slice, path: HOARD_CRC_PATH_TABLE)
+                #expect(Self.update(slice, path: path) == table, "offset \(offset) length \(length)")
+                for state: UInt32 in [0, 0x1234_5678] {
+                    #expect(
+                        Self.update(slice, path: path, from: state) == Self.update(slice, path: HOARD_CRC_PATH_TABLE, from: state),
+                        "offset \(offset) length \(length) from \(state)")
+                }
             }
         }
-        for split in [1, 300, long / 3, long + 1, 500_000] {
-            var crc = CRC32C()
-            crc.update(bytes[..<split])
-            crc.update(bytes[split..<(1 << 20)])
-            #expect(crc.value == ~portable(bytes[..<(1 << 20)]), "split at \(split)")
+        let whole = Self.update(bytes[..<(1 << 20)], path: HOARD_CRC_PATH_TABLE)
+        for split in [1, 255, 300, long / 3, long + 1, 500_000] {
+            let first = Self.update(bytes[..<split], path: path)
+            #expect(Self.update(bytes[split..<(1 << 20)], path: path, from: first) == whole, "split at \(split)")
         }
+        #expect(CRC32C.checksum(bytes[..<(1 << 20)]) == ~whole)
     }
 }
