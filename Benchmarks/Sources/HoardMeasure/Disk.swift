@@ -61,3 +61,33 @@ func populateDisk(folder: URL, count: Int, size: Int, earlierFormat: Bool) throw
     }
     try Data("Hoard cache\nformat 1\n".utf8).write(to: folder.appendingPathComponent(DiskCache.markerFileName))
 }
+
+/// One disk operation in a loop for `seconds`, one thread, to profile it with `perf record`
+/// without the other work of `disk` around it: `retrieve` reads `count` values of `size` bytes
+/// ("key-%08d", stored first into a new folder under `base`) in key order, round after round;
+/// `store` stores `size`-byte values under new keys, `count` per round, into one new folder.
+/// Prints ops/s.
+func measureDiskLoop(base: URL, size: Int, count: Int, seconds: Double, storing: Bool) throws {
+    let folder = base.appendingPathComponent("hoard-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    if !storing { try populateDisk(folder: folder, count: count, size: size, earlierFormat: false) }
+    let cache = try DiskCache(directory: folder, configuration: .init(sizeLimit: 1 << 40))
+    let values = (0..<64).map { _ in randomBytes(size) }
+    var operations = 0
+    let clock = ContinuousClock()
+    let start = clock.now
+    while clock.now - start < .seconds(seconds) {
+        for index in 0..<count {
+            let key = String(format: "key-%08d", storing ? operations + index : index)
+            if storing {
+                try cache.store(values[index % values.count], forKey: key)
+            } else if try cache.data(forKey: key)?.count != size {
+                fatalError("DiskCache lost \(key) (\(size) B values)")
+            }
+        }
+        operations += count
+    }
+    let elapsed = clock.now - start
+    let rate = Double(operations) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
+    print(String(format: "DiskCache %7d B x %5d: %@ %8.0f ops/s", size, count, storing ? "store" : "retrieve", rate))
+}

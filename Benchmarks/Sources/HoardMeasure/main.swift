@@ -9,6 +9,10 @@ import Foundation
 //   HoardMeasure disk DIR [reps] [--sync]       DiskCache store/retrieve of 1 KiB x 10000, 16 KiB x 10000, 64 KiB x 2000, 1 MiB x 200
 //                                               (as bench_diskcache.py), a fresh cache folder under DIR per rep;
 //                                               --sync: sync() and sleep 1 s before each rep, as bench_diskcache.py
+//   HoardMeasure disk-loop DIR SIZE COUNT [--op store|retrieve] [--seconds S]
+//                                               one operation round after round for S seconds (default 3): retrieve
+//                                               (default) reads COUNT stored values of SIZE bytes, store writes COUNT
+//                                               new keys a round; ops/s; a loop to profile
 //   HoardMeasure populate DIR COUNT SIZE [--earlier-format]
 //                                               a new cache in DIR with COUNT entries of SIZE bytes; --earlier-format:
 //                                               as format 1 left it (a file per entry, no index)
@@ -26,7 +30,7 @@ import Foundation
 
 let usage = """
     usage: HoardMeasure codec JPG [PNG] [--seconds S] | webp-decode WEBP... [--seconds S] | memory [reps] | hoard-hit DIR [reps]
-                        | disk DIR [reps] [--sync] | populate DIR COUNT SIZE [--earlier-format] | compaction DIR
+                        | disk DIR [reps] [--sync] | disk-loop DIR SIZE COUNT [--op store|retrieve] [--seconds S] | populate DIR COUNT SIZE [--earlier-format] | compaction DIR
                         | resize JPG [--seconds S] | peak JPG [--size PIXELS] [--quality Q]
                         | redis-tier --port P [--size BYTES] [--callers N] [--seconds S] [--op get|set]
 
@@ -84,6 +88,17 @@ case "disk" where positional.count >= 2:
     try measureDisk(
         base: URL(fileURLWithPath: positional[1]), repetitions: arguments.integer(at: 2, default: 5),
         settles: arguments.flags.contains("--sync"))
+case "disk-loop" where positional.count == 4:
+    guard let size = Int(positional[2]), (0...(64 << 20)).contains(size), let count = Int(positional[3]),
+        (1...1_000_000).contains(count)
+    else {
+        FileHandle.standardError.write(Data("disk-loop needs SIZE 0-67108864, COUNT 1-1000000 and --op store|retrieve\n".utf8))
+        exit(64)
+    }
+    try measureDiskLoop(
+        base: URL(fileURLWithPath: positional[1]), size: size, count: count,
+        seconds: arguments.options["--seconds"].flatMap(Double.init).flatMap { (0.1...3600).contains($0) ? $0 : nil } ?? 3,
+        storing: arguments.options["--op"] == "store")
 case "populate" where positional.count == 4:
     guard let count = Int(positional[2]), (0...10_000_000).contains(count), let size = Int(positional[3]),
         (0...(64 << 20)).contains(size)
