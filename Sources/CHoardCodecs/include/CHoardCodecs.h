@@ -213,6 +213,12 @@ int hoard_avif_decoder_read(hoard_avif_decoder *decoder, uint8_t *pixels, size_t
                             hoard_codec_result *result);
 void hoard_avif_decoder_destroy(hoard_avif_decoder *decoder);
 
+// MARK: - Memory
+
+/// Copies `count` bytes between regions that do not overlap, at full speed whatever their relative
+/// alignment (see copy.c for why not memcpy).
+void hoard_copy_bytes(void *restrict destination, const void *restrict source, size_t count);
+
 // MARK: - Checksums
 
 /// Continues a CRC-32C (Castagnoli, as in iSCSI, ext4 and RocksDB) over `length` bytes. `state` is

@@ -79,7 +79,7 @@ extension DiskCache {
         case .success(let header):
             let isExpired = header.isExpired(at: now)
             if isExpired, !keepExpired { return .expired(row) }
-            let payload = Data(UnsafeRawBufferPointer(rebasing: record[header.byteCount...]))
+            let payload = Data(copyingPayload: UnsafeRawBufferPointer(rebasing: record[header.byteCount...]))
             return .inline(FoundEntry(header: header, payload: payload), lastUsed: lastUsed, isExpired: isExpired)
         }
     }

@@ -65,7 +65,8 @@ package enum CacheRecord {
             guard checksum.value == header.payloadChecksum else { return .failure(.payloadChecksumMismatch) }
             return .success(
                 CacheTierEntry(
-                    bytes: Data(payload), createdAt: header.creationDate, expiresAt: header.expirationDate))
+                    bytes: Data(copyingPayload: payload), createdAt: header.creationDate,
+                    expiresAt: header.expirationDate))
         }
     }
 

@@ -1,0 +1,18 @@
+// A plain copy loop for payloads taken out of records.
+#include "CHoardCodecs.h"
+
+// Why not memcpy: for blocks above a few KiB, glibc (2.36, Debian 12) copies with `rep movsb`, which
+// on AMD Zen 3 and 4 CPUs runs at a tenth of its speed or less when the destination sits just
+// below the source modulo 4 KiB (glibc bug 30994). A payload copied out of a record, from the
+// record's header length onwards into a new allocation next to the record's, lands there on every
+// call: 64 KiB moved at 3.4 GB/s instead of 57 GB/s on this project's test machine. Whole 64-byte
+// blocks through vector registers run at full speed at any offset. `no_builtin` keeps the compiler
+// from turning the loop back into a call to memcpy.
+__attribute__((no_builtin("memcpy"))) void hoard_copy_bytes(void *restrict destination, const void *restrict source,
+                                                            size_t count) {
+    unsigned char *to = destination;
+    const unsigned char *from = source;
+    for (; count >= 64; count -= 64, to += 64, from += 64) __builtin_memcpy(to, from, 64);
+    for (; count >= 8; count -= 8, to += 8, from += 8) __builtin_memcpy(to, from, 8);
+    while (count--) *to++ = *from++;
+}
