@@ -141,4 +141,77 @@ struct GIFDecodingTests {
         }
         #expect(failures > data.count * 9 / 10)
     }
+
+    /// 256 grays, so that a pixel's value is its index.
+    static let grays: [[UInt8]] = (0..<256).map { [UInt8($0), UInt8($0), UInt8($0)] }
+
+    /// The string table's edges: codes growing from 9 to 12 bits, a table filled many times over
+    /// (with a clear code each time, or carried on full), and runs of one value (a code that names
+    /// the entry it is about to define).
+    @Test("LZW with a growing, full or deferred-clear table decodes byte for byte", arguments: [true, false])
+    func lzwTable(clearWhenFull: Bool) throws {
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        let noise = (0..<(160 * 120)).map { _ -> UInt8 in
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return UInt8(truncatingIfNeeded: state >> 59)  // 32 values: long enough strings to fill the table
+        }
+        let runs = (0..<(160 * 120)).map { UInt8(($0 / 700) % 3) }
+        for indices in [noise, runs, noise + runs] {
+            let height = indices.count / 160
+            let codes = GIFBuilder.lzwCodes(indices, minimumCodeSize: 8, clearWhenFull: clearWhenFull)
+            var gif = GIFBuilder(width: 160, height: height, palette: Self.grays)
+            gif.image(width: 160, height: height, minimumCodeSize: 8, codes: codes)
+            let image = try Image(data: gif.finished())
+            #expect(image.width == 160 && image.height == height)
+            #expect(image.pixels == indices.flatMap { [$0, $0, $0] })
+        }
+        // The noise fills the 4,096-entry table: the full and deferred cases are really reached.
+        let codes = GIFBuilder.lzwCodes(noise, minimumCodeSize: 8, clearWhenFull: clearWhenFull)
+        #expect(codes.filter { $0.width == 12 }.count > 1000)
+        let clears = codes.filter { $0.value == 256 }.count
+        #expect(clearWhenFull ? clears > 1 : clears == 1)
+    }
+
+    @Test("damaged LZW is malformed or truncated, never a picture")
+    func damagedLZW() throws {
+        let indices: [UInt8] = (0..<1200).map { (offset: Int) -> UInt8 in UInt8((offset * 7 + offset / 40) % 16) }
+        let codes = GIFBuilder.lzwCodes(indices, minimumCodeSize: 4, clearWhenFull: true)
+        func decode(_ codes: [GIFBuilder.Code], minimumCodeSize: Int = 4) throws(ImageError) -> Image {
+            var gif = GIFBuilder(width: 40, height: 30, palette: Array(Self.grays.prefix(16)))
+            gif.image(width: 40, height: 30, minimumCodeSize: minimumCodeSize, codes: codes)
+            return try Image(data: gif.finished())
+        }
+        #expect(try decode(codes).pixels == indices.flatMap { [$0, $0, $0] })
+        // A code past the table (the table holds 18 + codes read so far).
+        var past = codes
+        past[5].value = 18 + 5 + 3
+        #expect(throws: ImageError.malformed(.gif, message: "GIF image data has a code past its table")) {
+            try decode(past)
+        }
+        // The end code before the last pixel.
+        var early = Array(codes.prefix(codes.count / 2))
+        early.append(GIFBuilder.Code(value: 17, width: early.last?.width ?? 5))
+        #expect(throws: ImageError.malformed(.gif, message: "GIF image data has its end code before its last pixel")) {
+            try decode(early)
+        }
+        // The sub-blocks end before the last pixel.
+        #expect(throws: ImageError.malformed(.gif, message: "GIF image data ends before its last pixel")) {
+            try decode(Array(codes.prefix(codes.count / 2)))
+        }
+        // After a clear, a code that is not a pixel.
+        var afterClear = codes
+        afterClear[1].value = 19
+        #expect(throws: ImageError.malformed(.gif, message: "GIF image data starts with a code that is not a pixel")) {
+            try decode(afterClear)
+        }
+        // A code size no GIF has (giflib refuses those above 8 itself).
+        #expect(throws: ImageError.malformed(.gif, message: "GIF's LZW code size is 0 (must be 1 to 8)")) {
+            try decode(codes, minimumCodeSize: 0)
+        }
+        for size in [9, 12] {
+            #expect(performing: { try decode(codes, minimumCodeSize: size) }, throws: { error in
+                if case .malformed(.gif, _) = error as? ImageError { true } else { false }
+            })
+        }
+    }
 }
