@@ -222,6 +222,9 @@ int hoard_webp_decoder_read(hoard_webp_decoder *decoder, uint8_t *pixels, size_t
     }
     config.output.colorspace = decoder->channels == 4 ? MODE_RGBA : MODE_RGB;
     config.output.is_external_memory = 1;
+    // Lossy files: libwebp runs the loop filter on a thread of its own beside the macroblock
+    // decoding (same pixels), as libvips asks it to.
+    config.options.use_threads = 1;
     config.output.u.RGBA.stride = (int)stride;
     const uint8_t *input = decoder->data;
     size_t input_size = decoder->size;
