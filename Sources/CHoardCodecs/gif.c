@@ -183,18 +183,20 @@ hoard_gif_decoder *hoard_gif_decoder_create(const uint8_t *data, size_t size,
     return decoder;
 }
 
-/// One row of palette indices to pixels. Without any colour table an index is a gray level (as
-/// Pillow reads such files); an index past the table is opaque black. Returns whether one was.
-static int hoard_gif_put_row(const hoard_gif_decoder *decoder, const ColorMapObject *colors,
-                             const GifPixelType *indices, uint32_t count, uint8_t *destination) {
-    int outside = 0;
-    for (uint32_t x = 0; x < count; x++) {
-        int index = indices[x];
-        uint8_t *pixel = destination + (size_t)x * decoder->channels;
-        if (index == decoder->transparent_index) {
-            memset(pixel, 0, decoder->channels);
-            continue;
-        }
+/// What each of the 256 indices draws, worked out once per image: its colour and alpha. Without
+/// any colour table an index is a gray level (as Pillow reads such files); an index past the table
+/// is opaque black, and marked in `outside`; the transparent index is transparent black.
+typedef struct {
+    uint8_t pixel[256][4];
+    uint8_t outside[256];
+} hoard_gif_palette;
+
+static void hoard_gif_make_palette(const hoard_gif_decoder *decoder, const ColorMapObject *colors,
+                                   hoard_gif_palette *palette) {
+    for (int index = 0; index < 256; index++) {
+        uint8_t *pixel = palette->pixel[index];
+        palette->outside[index] = 0;
+        pixel[3] = 255;
         if (colors == NULL) {
             pixel[0] = pixel[1] = pixel[2] = (uint8_t)index;
         } else if (index < colors->ColorCount) {
@@ -203,9 +205,29 @@ static int hoard_gif_put_row(const hoard_gif_decoder *decoder, const ColorMapObj
             pixel[2] = colors->Colors[index].Blue;
         } else {
             pixel[0] = pixel[1] = pixel[2] = 0;
-            outside = 1;
+            palette->outside[index] = 1;
         }
-        if (decoder->channels == 4) pixel[3] = 255;
+        if (index == decoder->transparent_index) {
+            memset(pixel, 0, 4);
+            palette->outside[index] = 0;
+        }
+    }
+}
+
+/// One row of palette indices to pixels. Returns whether an index was past the palette.
+static int hoard_gif_put_row(const hoard_gif_palette *palette, uint32_t channels, const uint8_t *indices,
+                             uint32_t count, uint8_t *destination) {
+    uint8_t outside = 0;
+    if (channels == 4) {
+        for (uint32_t x = 0; x < count; x++) {
+            memcpy(destination + (size_t)x * 4, palette->pixel[indices[x]], 4);
+            outside |= palette->outside[indices[x]];
+        }
+    } else {
+        for (uint32_t x = 0; x < count; x++) {
+            memcpy(destination + (size_t)x * 3, palette->pixel[indices[x]], 3);
+            outside |= palette->outside[indices[x]];
+        }
     }
     return outside;
 }
@@ -386,12 +408,14 @@ int hoard_gif_decoder_read(hoard_gif_decoder *decoder, uint8_t *pixels, size_t c
     const uint32_t *start = image->Interlace ? interlaced_start : plain_start;
     const uint32_t *step = image->Interlace ? interlaced_step : plain_step;
     uint32_t passes = image->Interlace ? 4 : 1;
+    hoard_gif_palette palette;
+    hoard_gif_make_palette(decoder, colors, &palette);
     int outside = 0;
     const uint8_t *line = indices;
     for (uint32_t pass = 0; pass < passes; pass++) {
         for (uint32_t y = start[pass]; y < height; y += step[pass], line += width) {
             uint8_t *row = pixels + ((size_t)image->Top + y) * stride + (size_t)image->Left * decoder->channels;
-            outside |= hoard_gif_put_row(decoder, colors, line, width, row);
+            outside |= hoard_gif_put_row(&palette, decoder->channels, line, width, row);
         }
     }
     free(indices);
