@@ -234,7 +234,9 @@ static int hoard_gif_put_row(const hoard_gif_palette *palette, uint32_t channels
 
 // GIF's LZW (GIF89a, appendix F), decoded here rather than by DGifGetLine, which moves one pixel at
 // a time through a stack and reads the code stream a byte at a time: on photos turned into GIFs it
-// was most of a thumbnail's time. giflib still parses the file and hands over the image's
+// was most of a thumbnail's time. Every string is a copy of bytes already decoded (an entry is the
+// previous string and one more byte, which is where that string was written), so a code costs a
+// short copy instead of a walk along the table. giflib still parses the file and hands over the image's
 // compressed sub-blocks (DGifGetCode, DGifGetCodeNext). The code width grows as giflib grows it
 // (when the running code passes 2^width, counted per code read), the table stops growing at 4,096
 // entries until a clear code, and whatever giflib rejects as defective is rejected here too: a
@@ -277,8 +279,8 @@ static inline int hoard_gif_read_code(hoard_gif_code_reader *reader, int width, 
 }
 
 // Decodes the first image's `count` palette indices into `indices`, which has room for
-// HOARD_GIF_MAX_CODES bytes more (a code's string may run past the last pixel; the rest is
-// ignored, as giflib ignores it). Then reads the sub-blocks to their terminator, as giflib does.
+// HOARD_GIF_MAX_CODES + 8 bytes more (a code's string may run past the last pixel, and is copied
+// eight bytes at a time; the rest is ignored, as giflib ignores it). Then reads the sub-blocks to their terminator, as giflib does.
 static int hoard_gif_decode_indices(hoard_gif_decoder *decoder, uint8_t *indices, size_t count,
                                     hoard_codec_result *result) {
     int code_size = 0;
@@ -294,17 +296,15 @@ static int hoard_gif_decode_indices(hoard_gif_decoder *decoder, uint8_t *indices
         hoard_result_fail(result, HOARD_CODEC_MALFORMED, message);
         return result->status;
     }
-    // A string's length doubles as "this entry is defined" (0: not yet).
-    uint16_t prefix[HOARD_GIF_MAX_CODES], length[HOARD_GIF_MAX_CODES];
-    uint8_t suffix[HOARD_GIF_MAX_CODES], first[HOARD_GIF_MAX_CODES];
+    // Each entry's string is somewhere in what is already decoded: where (start) and how long
+    // (length; 0 while the entry is not defined). A code's string is copied from there.
+    size_t start[HOARD_GIF_MAX_CODES];
+    uint16_t length[HOARD_GIF_MAX_CODES];
     const int clear = 1 << code_size, end = clear + 1;
-    for (int code = 0; code < clear; code++) {
-        length[code] = 1;
-        suffix[code] = first[code] = (uint8_t)code;
-    }
+    for (int code = 0; code < clear; code++) length[code] = 1;
     memset(length + clear, 0, sizeof length[0] * (size_t)(HOARD_GIF_MAX_CODES - clear));
     int width = code_size + 1, running_code = end + 1, limit = 1 << width, previous = -1;
-    size_t written = 0;
+    size_t written = 0, previous_start = 0;
     const char *defect = NULL;
     while (written < count) {
         int code = 0;
@@ -330,37 +330,41 @@ static int hoard_gif_decode_indices(hoard_gif_decoder *decoder, uint8_t *indices
             defect = "GIF image data has its end code before its last pixel";
             break;
         }
+        int defined = length[code] != 0;
         if (previous < 0) {
             if (code > clear) {
                 defect = "GIF image data starts with a code that is not a pixel";
                 break;
             }
         } else {
-            // The entry this code adds, when its slot (giflib's running code - 2) is free:
-            // the previous string and the first byte of this one, which is the previous
-            // string's own first byte when this code is that very entry.
+            // The entry this code adds, when its slot (giflib's running code - 2) is free: the
+            // previous string and the first byte of this one, which is where the previous string
+            // was written, one byte longer. A code may name that very entry (its string is then
+            // the previous one and that one's first byte).
             int next = running_code - 2;
-            int defined = length[code] != 0;
             if (!defined && (code != next || length[next] != 0)) {
                 defect = "GIF image data has a code past its table";
                 break;
             }
             if (length[next] == 0) {
-                prefix[next] = (uint16_t)previous;
-                suffix[next] = defined ? first[code] : first[previous];
-                first[next] = first[previous];
+                start[next] = previous_start;
                 length[next] = (uint16_t)(length[previous] + 1);
             }
         }
-        // The code's string, written from its last byte back to its first.
-        uint8_t *out = indices + written + length[code];
-        int walk = code;
-        while (walk > clear) {
-            *--out = suffix[walk];
-            walk = prefix[walk];
+        uint8_t *out = indices + written;
+        size_t run = length[code];
+        if (code < clear) {
+            *out = (uint8_t)code;
+        } else {
+            // Eight bytes at a time: the buffer has room past its end, and what a copy writes past
+            // `run` is written over by the strings that follow.
+            const uint8_t *from = indices + start[code];
+            size_t copied = defined ? run : run - 1; // the entry just made ends where it starts
+            for (size_t offset = 0; offset < copied; offset += 8) memcpy(out + offset, from + offset, 8);
+            if (!defined) out[run - 1] = from[0];
         }
-        *--out = (uint8_t)walk;
-        written += length[code];
+        previous_start = written;
+        written += run;
         previous = code;
     }
     if (defect != NULL) {
@@ -391,7 +395,7 @@ int hoard_gif_decoder_read(hoard_gif_decoder *decoder, uint8_t *pixels, size_t c
     uint32_t width = (uint32_t)image->Width, height = (uint32_t)image->Height;
     // One byte per pixel of the first image (its sides are within the canvas the pixel limit checked).
     size_t count = (size_t)width * height;
-    uint8_t *indices = malloc(count + HOARD_GIF_MAX_CODES);
+    uint8_t *indices = malloc(count + HOARD_GIF_MAX_CODES + 8);
     if (indices == NULL) {
         hoard_result_fail(result, HOARD_CODEC_OUT_OF_MEMORY, "Out of memory for a GIF's palette indices");
         return result->status;
