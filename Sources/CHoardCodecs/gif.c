@@ -236,12 +236,12 @@ static int hoard_gif_put_row(const hoard_gif_palette *palette, uint32_t channels
 // a time through a stack and reads the code stream a byte at a time: on photos turned into GIFs it
 // was most of a thumbnail's time. Every string is a copy of bytes already decoded (an entry is the
 // previous string and one more byte, which is where that string was written), so a code costs a
-// short copy instead of a walk along the table. giflib still parses the file and hands over the image's
-// compressed sub-blocks (DGifGetCode, DGifGetCodeNext). The code width grows as giflib grows it
-// (when the running code passes 2^width, counted per code read), the table stops growing at 4,096
-// entries until a clear code, and whatever giflib rejects as defective is rejected here too: a
-// code past the table, a code that is not a pixel right after a clear, the end code or the end of
-// the sub-blocks before the last pixel.
+// short copy instead of a walk along the table. giflib still parses the file and hands over the
+// image's compressed sub-blocks (DGifGetCode, DGifGetCodeNext). The code width grows as giflib
+// grows it (when the running code passes 2^width, counted per code read), and the table stops
+// growing at 4,096 entries until a clear code. Refused as damaged: a code past the table (which
+// giflib turns into some pixels), a code that is not a pixel right after a clear, and the end code
+// or the end of the sub-blocks before the last pixel (which giflib refuses too).
 enum { HOARD_GIF_MAX_CODES = 4096 };
 
 typedef struct {
@@ -280,7 +280,8 @@ static inline int hoard_gif_read_code(hoard_gif_code_reader *reader, int width, 
 
 // Decodes the first image's `count` palette indices into `indices`, which has room for
 // HOARD_GIF_MAX_CODES + 8 bytes more (a code's string may run past the last pixel, and is copied
-// eight bytes at a time; the rest is ignored, as giflib ignores it). Then reads the sub-blocks to their terminator, as giflib does.
+// eight bytes at a time; the rest is ignored, as giflib ignores it). Then reads the sub-blocks to
+// their terminator, as giflib does.
 static int hoard_gif_decode_indices(hoard_gif_decoder *decoder, uint8_t *indices, size_t count,
                                     hoard_codec_result *result) {
     int code_size = 0;

@@ -48,7 +48,8 @@ func measureDisk(base: URL, repetitions: Int, settles: Bool) throws {
 /// the format-1 marker (the entry files are byte for byte what format 1 wrote).
 func populateDisk(folder: URL, count: Int, size: Int, earlierFormat: Bool) throws {
     let values = (0..<64).map { _ in randomBytes(size) }
-    let configuration = DiskCache.Configuration(sizeLimit: 1 << 40, inlineEntryLimit: earlierFormat ? 0 : DiskCache.Configuration.defaultInlineEntryLimit)
+    let configuration = DiskCache.Configuration(
+        sizeLimit: 1 << 40, inlineEntryLimit: earlierFormat ? 0 : DiskCache.Configuration.defaultInlineEntryLimit)
     do {
         let cache = try DiskCache(directory: folder, configuration: configuration)
         for index in 0..<count {
@@ -88,6 +89,7 @@ func measureDiskLoop(base: URL, size: Int, count: Int, seconds: Double, storing:
         operations += count
     }
     let elapsed = clock.now - start
-    let rate = Double(operations) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
+    let rate =
+        Double(operations) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
     print(String(format: "DiskCache %7d B x %5d: %@ %8.0f ops/s", size, count, storing ? "store" : "retrieve", rate))
 }

@@ -209,9 +209,11 @@ struct GIFDecodingTests {
             try decode(codes, minimumCodeSize: 0)
         }
         for size in [9, 12] {
-            #expect(performing: { try decode(codes, minimumCodeSize: size) }, throws: { error in
-                if case .malformed(.gif, _) = error as? ImageError { true } else { false }
-            })
+            #expect(
+                performing: { try decode(codes, minimumCodeSize: size) },
+                throws: { error in
+                    if case .malformed(.gif, _) = error as? ImageError { true } else { false }
+                })
         }
     }
 }
