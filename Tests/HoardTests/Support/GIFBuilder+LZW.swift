@@ -45,6 +45,12 @@ extension GIFBuilder {
     /// An image descriptor (no local palette, not interlaced) and `codes` packed into sub-blocks.
     mutating func image(width: Int, height: Int, minimumCodeSize: Int, codes: [Code]) {
         raw([0x2C, 0, 0, 0, 0, UInt8(width & 0xFF), UInt8(width >> 8), UInt8(height & 0xFF), UInt8(height >> 8), 0])
+        raw(Self.packed(codes, minimumCodeSize: minimumCodeSize))
+    }
+
+    /// An image's LZW data: the minimum code size, then `codes` packed least significant bit first
+    /// into sub-blocks of up to 255 bytes, then the terminator.
+    static func packed(_ codes: [Code], minimumCodeSize: Int) -> [UInt8] {
         var packed: [UInt8] = []
         var buffer = 0
         var count = 0
@@ -63,6 +69,6 @@ extension GIFBuilder {
             let block = packed[start..<min(start + 255, packed.count)]
             blocks += [UInt8(block.count)] + block
         }
-        raw(blocks + [0])
+        return blocks + [0]
     }
 }

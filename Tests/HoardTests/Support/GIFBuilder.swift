@@ -87,30 +87,12 @@ struct GIFBuilder {
         while 1 << minimumCodeSize <= Int(indices.max() ?? 0) { minimumCodeSize += 1 }
         let clear = 1 << minimumCodeSize
         let width = minimumCodeSize + 1
-        var codes: [Int] = []
+        var codes: [Code] = []
         for (offset, index) in indices.enumerated() {
-            if offset % (clear - 2) == 0 { codes.append(clear) }
-            codes.append(Int(index))
+            if offset % (clear - 2) == 0 { codes.append(Code(value: clear, width: width)) }
+            codes.append(Code(value: Int(index), width: width))
         }
-        codes.append(clear + 1)
-        var packed: [UInt8] = []
-        var buffer = 0
-        var count = 0
-        for code in codes {
-            buffer |= code << count
-            count += width
-            while count >= 8 {
-                packed.append(UInt8(buffer & 0xFF))
-                buffer >>= 8
-                count -= 8
-            }
-        }
-        if count > 0 { packed.append(UInt8(buffer & 0xFF)) }
-        var blocks: [UInt8] = [UInt8(minimumCodeSize)]
-        for start in stride(from: 0, to: packed.count, by: 255) {
-            let block = packed[start..<min(start + 255, packed.count)]
-            blocks += [UInt8(block.count)] + block
-        }
-        return blocks + [0]
+        codes.append(Code(value: clear + 1, width: width))
+        return packed(codes, minimumCodeSize: minimumCodeSize)
     }
 }
