@@ -2,8 +2,9 @@
 #include "CHoardCodecs.h"
 
 // Why not memcpy: for blocks above a few KiB, glibc (2.36, Debian 12) copies with `rep movsb`, which
-// on AMD Zen 3 and 4 CPUs runs at a tenth of its speed or less when the destination sits just
-// below the source modulo 4 KiB (glibc bug 30994). A payload copied out of a record, from the
+// on AMD Zen CPUs runs at a tenth of its speed or less for some distances between source and
+// destination modulo 4 KiB (glibc bug 30994); on this project's EPYC test machine, a destination
+// just below the source. A payload copied out of a record, from the
 // record's header length onwards into a new allocation next to the record's, lands there on every
 // call: 64 KiB moved at 3.4 GB/s instead of 57 GB/s on this project's test machine. Whole 64-byte
 // blocks through vector registers run at full speed at any offset. `no_builtin` keeps the compiler
