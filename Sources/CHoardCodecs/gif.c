@@ -357,11 +357,16 @@ static int hoard_gif_decode_indices(hoard_gif_decoder *decoder, uint8_t *indices
         if (code < clear) {
             *out = (uint8_t)code;
         } else {
-            // Eight bytes at a time: the buffer has room past its end, and what a copy writes past
+            // Eight bytes at a time, each read before it is written (the eight bytes read may reach
+            // into those written): the buffer has room past its end, and what a copy writes past
             // `run` is written over by the strings that follow.
             const uint8_t *from = indices + start[code];
             size_t copied = defined ? run : run - 1; // the entry just made ends where it starts
-            for (size_t offset = 0; offset < copied; offset += 8) memcpy(out + offset, from + offset, 8);
+            for (size_t offset = 0; offset < copied; offset += 8) {
+                uint64_t eight;
+                memcpy(&eight, from + offset, 8);
+                memcpy(out + offset, &eight, 8);
+            }
             if (!defined) out[run - 1] = from[0];
         }
         previous_start = written;
