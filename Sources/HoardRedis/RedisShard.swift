@@ -5,7 +5,7 @@ import Logging
 /// One Redis server of a ``RedisTier``: its client, its circuit breaker, and the counters they
 /// feed. Every command goes through ``run(_:_:)``, which skips a failing server and logs each
 /// change of its state once.
-struct RedisShard: Sendable {
+final class RedisShard: Sendable {
     /// The server's address without credentials (`host:port/db`): its name in logs and hashing.
     let name: String
     let client: any RedisCommandExecuting
@@ -15,6 +15,17 @@ struct RedisShard: Sendable {
     /// The refusals already logged, by command and error code: each is a warning once, then
     /// debug (a full server refuses every write alike).
     let loggedRefusals = OnceSet()
+
+    init(
+        name: String, client: any RedisCommandExecuting, breaker: CircuitBreaker, counters: RedisTierCounters,
+        logger: Logger
+    ) {
+        self.name = name
+        self.client = client
+        self.breaker = breaker
+        self.counters = counters
+        self.logger = logger
+    }
 
     /// The result of `body` on this server, or `nil` when the server is being skipped or
     /// `body` failed (logged and counted; a failure to be served, not a refusal of the command,
@@ -36,7 +47,8 @@ struct RedisShard: Sendable {
             } catch {
                 counters.count { $0.errors += 1 }
                 breaker.recordProbeFailure()
-                logger.debug("Redis server still unreachable", metadata: ["server": .string(name), "error": "\(error)"])
+                logger.debug(
+                    "Redis server still unreachable", metadata: ["server": .string(name), "error": "\(error)"])
                 return nil
             }
             if breaker.recordSuccess() {
@@ -71,7 +83,8 @@ struct RedisShard: Sendable {
                     metadata: ["server": .string(name), "command": .string(command), "error": "\(error)"])
             } else if !breaker.isOpen {
                 logger.debug(
-                    "Redis command failed", metadata: ["server": .string(name), "command": .string(command), "error": "\(error)"])
+                    "Redis command failed",
+                    metadata: ["server": .string(name), "command": .string(command), "error": "\(error)"])
             }
             return nil
         }

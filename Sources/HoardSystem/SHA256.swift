@@ -37,14 +37,37 @@ package enum SHA256 {
     /// `bytes` (a digest, or part of one) as lowercase hex digits, two per byte.
     ///
     /// - Complexity: O(*n*) in the number of bytes.
-    package static func hex(_ bytes: some Collection<UInt8>) -> String {
-        var hex: [UInt8] = []
-        hex.reserveCapacity(2 * bytes.count)
+    package static func hex(_ bytes: [UInt8]) -> String {
+        bytes.withUnsafeBytes(hex(_:))
+    }
+
+    /// `bytes` as lowercase hex digits, two per byte.
+    ///
+    /// - Complexity: O(*n*) in the number of bytes.
+    package static func hex(_ bytes: ArraySlice<UInt8>) -> String {
+        bytes.withUnsafeBytes(hex(_:))
+    }
+
+    /// Appends `bytes` to `output` as lowercase hex digits, two per byte: for text that is built
+    /// as bytes (a Redis key) without a `String` in between.
+    ///
+    /// - Complexity: O(*n*) in the number of bytes.
+    package static func appendHex(_ bytes: [UInt8], to output: inout [UInt8]) {
+        output.reserveCapacity(output.count + 2 * bytes.count)
         for byte in bytes {
-            hex.append(hexDigits[Int(byte >> 4)])
-            hex.append(hexDigits[Int(byte & 0x0F)])
+            output.append(hexDigits[Int(byte >> 4)])
+            output.append(hexDigits[Int(byte & 0x0F)])
         }
-        return String(decoding: hex, as: UTF8.self)
+    }
+
+    private static func hex(_ bytes: UnsafeRawBufferPointer) -> String {
+        String(unsafeUninitializedCapacity: 2 * bytes.count) { text in
+            for (index, byte) in bytes.enumerated() {
+                text[2 * index] = hexDigits[Int(byte >> 4)]
+                text[2 * index + 1] = hexDigits[Int(byte & 0x0F)]
+            }
+            return 2 * bytes.count
+        }
     }
 
     /// The bytes that `hex` spells (lowercase, two digits per byte), or `nil` when it is not such text.
@@ -60,7 +83,8 @@ package enum SHA256 {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(digits.count / 2)
         for index in stride(from: 0, to: digits.count, by: 2) {
-            guard let high = hexDigits.firstIndex(of: digits[index]), let low = hexDigits.firstIndex(of: digits[index + 1])
+            guard let high = hexDigits.firstIndex(of: digits[index]),
+                let low = hexDigits.firstIndex(of: digits[index + 1])
             else { return nil }
             bytes.append(UInt8(high << 4 | low))
         }

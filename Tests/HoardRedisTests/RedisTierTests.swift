@@ -83,6 +83,33 @@ struct RedisTierTests {
         }
     }
 
+    @Test("tasks that prefer the tier's executor run on its event loop, and read what tasks on the pool stored")
+    func tasksOnTheTiersLoop() async throws {
+        try await withTier { tier, _, _ in
+            let executor = try #require(tier.taskExecutor as? EventLoopTaskExecutor)
+            for index in 0..<16 {
+                try await tier.store(Self.entry(everyByteValue(count: 1_000 + index)), forKey: "key-\(index)")
+            }
+            let results = try await withThrowingTaskGroup(of: (Int, Data?, Bool).self) { group in
+                for index in 0..<16 {
+                    group.addTask(executorPreference: tier.taskExecutor) {
+                        let entry = try await tier.entry(forKey: "key-\(index)")
+                        // And a store from the loop, read back below from the pool.
+                        try await tier.store(Self.entry([UInt8(index)]), forKey: "from-loop-\(index)")
+                        return (index, entry?.bytes, executor.eventLoop.inEventLoop)
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(results.count == 16)
+            for (index, bytes, onLoop) in results {
+                #expect(bytes == Data(everyByteValue(count: 1_000 + index)), "key-\(index)")
+                #expect(onLoop, "key-\(index) resumed off the tier's event loop")
+                #expect(try await tier.entry(forKey: "from-loop-\(index)")?.bytes == Data([UInt8(index)]))
+            }
+        }
+    }
+
     @Test("an expiry becomes PXAT: the key expires at that millisecond")
     func expiryIsPXAT() async throws {
         try await withTier { tier, server, _ in
@@ -95,7 +122,9 @@ struct RedisTierTests {
                 try Fixtures.integer(["PEXPIRETIME", key], on: server) == expected,
                 "the absolute expiry, to the millisecond")
             let remaining = try Fixtures.integer(["PTTL", key], on: server)
-            #expect((1...120_000).contains(remaining), "PTTL \(remaining) ms for an expiry 120 s away (PEXPIRETIME checks it exactly)")
+            #expect(
+                (1...120_000).contains(remaining),
+                "PTTL \(remaining) ms for an expiry 120 s away (PEXPIRETIME checks it exactly)")
 
             // A fraction of a millisecond rounds up: the value never expires early in Redis.
             var fractional = Self.entry(Array("fraction".utf8))

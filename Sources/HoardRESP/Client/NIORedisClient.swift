@@ -41,7 +41,11 @@ public final class NIORedisClient: RedisCommandExecuting {
 
     /// The configuration, validated.
     public let configuration: RedisConfiguration
-    private let eventLoopGroup: any EventLoopGroup
+    /// The loop every connection of this client runs on.
+    private let eventLoop: any EventLoop
+    /// An executor on the loop the connection runs on: tasks that prefer it save two thread
+    /// hand-overs per command (see ``EventLoopTaskExecutor``).
+    public let taskExecutor: EventLoopTaskExecutor
     private let sslContext: NIOSSLContext?
     private let state = NIOLockedValueBox(State.idle)
 
@@ -55,8 +59,9 @@ public final class NIORedisClient: RedisCommandExecuting {
     ///
     /// - Parameters:
     ///   - configuration: The server, credentials, TLS, deadlines and reply limit.
-    ///   - eventLoopGroup: The loops connections run on; NIO's shared singleton by default. The
-    ///     caller owns it: the client never shuts it down.
+    ///   - eventLoopGroup: The group whose next loop every connection of this client runs on
+    ///     (``taskExecutor`` runs jobs there); NIO's shared singleton by default. The caller owns
+    ///     it: the client never shuts it down.
     /// - Throws: ``RedisClientError/invalidValue(field:value:requirement:)`` for a field
     ///   ``RedisConfiguration/validate()`` refuses; ``RedisClientError/tlsFailed(host:port:underlying:)``
     ///   when the TLS settings cannot be loaded (an unreadable or invalid certificate file).
@@ -67,7 +72,8 @@ public final class NIORedisClient: RedisCommandExecuting {
     ) throws(RedisClientError) {
         try configuration.validate()
         self.configuration = configuration
-        self.eventLoopGroup = eventLoopGroup
+        eventLoop = eventLoopGroup.next()
+        taskExecutor = EventLoopTaskExecutor(eventLoop: eventLoop)
         if let tls = configuration.tls {
             var tlsConfiguration = TLSConfiguration.makeClientConfiguration()
             do {
@@ -186,7 +192,7 @@ extension NIORedisClient {
             case .closed:
                 return .closed
             case .idle, .connected:
-                let promise = eventLoopGroup.next().makePromise(of: NIORedisConnection.self)
+                let promise = eventLoop.makePromise(of: NIORedisConnection.self)
                 state = .connecting(future: promise.futureResult, attempt: nil)
                 return .start(promise)
             }

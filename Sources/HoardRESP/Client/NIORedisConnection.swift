@@ -22,7 +22,7 @@ final class NIORedisConnection: Sendable {
     /// Commands waiting to be written. Concurrent callers append here, and the one that finds it
     /// empty schedules one event-loop task that writes them all and flushes once: commands sent
     /// while the loop is busy go out in one `write(2)`, as a pipelining client's do.
-    private let outbox = NIOLockedValueBox<[(request: RedisReplyHandler.Request, written: EventLoopPromise<Void>)]>([])
+    private let outbox = NIOLockedValueBox<[RedisReplyHandler.Request]>([])
 
     private init(channel: any Channel, failureBox: NIOLockedValueBox<RedisClientError?>) {
         self.channel = channel
@@ -45,36 +45,53 @@ final class NIORedisConnection: Sendable {
         let commandName = commandName ?? Self.commandName(command)
         var bytes = channel.allocator.buffer(capacity: RESPEncoder.encodedByteCount(ofCommand: command))
         bytes.writeBytes(RESPEncoder.encodeCommand(command))
-        // The handler fails the reply's promise itself; this covers a channel already torn down,
-        // whose pipeline fails writes without reaching the handler: the error is then the failure
-        // that brought it down (a TLS handshake that failed before the first command, say).
-        let written = channel.eventLoop.makePromise(of: Void.self)
-        let failureBox = self.failureBox
-        written.futureResult.whenFailure { error in
-            if let cause = failureBox.withLockedValue({ $0 }) {
-                promise.fail(RedisReplyHandler.error(for: commandName, after: cause))
-            } else {
-                promise.fail(RedisClientError.connectionClosed(command: commandName, underlying: error))
-            }
-        }
         let request = RedisReplyHandler.Request(bytes: bytes, commandName: commandName, promise: promise)
         let isFirst = outbox.withLockedValue { outbox in
-            outbox.append((request, written))
+            outbox.append(request)
             return outbox.count == 1
         }
         if isFirst {
             let channel = self.channel
             let outbox = self.outbox
+            let failureBox = self.failureBox
             channel.eventLoop.execute {
                 let batch = outbox.withLockedValue { outbox in
                     defer { outbox.removeAll(keepingCapacity: true) }
                     return outbox
                 }
-                for (request, written) in batch { channel.write(request, promise: written) }
-                channel.flush()
+                Self.write(batch, to: channel, failureBox: failureBox)
             }
         }
         return promise.futureResult
+    }
+
+    /// Writes `batch` and flushes once.
+    ///
+    /// The handler fails a reply's promise itself; this covers a channel already torn down,
+    /// whose pipeline fails writes without reaching the handler: the error is then the failure
+    /// that brought it down (a TLS handshake that failed before the first command, say). The
+    /// writes of one batch happen in one event-loop task with no I/O between them, so they
+    /// share one fate and one promise, the last one's.
+    private static func write(
+        _ batch: [RedisReplyHandler.Request], to channel: any Channel,
+        failureBox: NIOLockedValueBox<RedisClientError?>
+    ) {
+        guard let last = batch.last else { return }
+        for request in batch.dropLast() { channel.write(request, promise: nil) }
+        let written = channel.eventLoop.makePromise(of: Void.self)
+        channel.write(last, promise: written)
+        channel.flush()
+        written.futureResult.whenFailure { error in
+            let cause = failureBox.withLockedValue { $0 }
+            for request in batch {
+                if let cause {
+                    request.promise.fail(RedisReplyHandler.error(for: request.commandName, after: cause))
+                } else {
+                    request.promise.fail(
+                        RedisClientError.connectionClosed(command: request.commandName, underlying: error))
+                }
+            }
+        }
     }
 
     /// Closes the channel.

@@ -39,7 +39,8 @@ final class RedisReplyHandler: ChannelDuplexHandler {
         var identifier: UInt64
         var commandName: String
         var promise: EventLoopPromise<RESPValue>
-        var deadline: Scheduled<Void>?
+        /// When the command fails unless its reply has come.
+        var deadline: NIODeadline
     }
 
     private let host: String
@@ -56,6 +57,10 @@ final class RedisReplyHandler: ChannelDuplexHandler {
     /// The first failure; commands written after it fail at once.
     private var failure: RedisClientError?
     private var context: ChannelHandlerContext?
+    /// The one timer of the connection, armed while commands are in flight, for the oldest
+    /// one's deadline (the commands' deadlines come in the order they were written): one timer
+    /// rather than one per command, which would cost a scheduled task and its cancellation each.
+    private var deadlineTimer: Scheduled<Void>?
 
     /// A handler for a connection to `host`:`port`.
     ///
@@ -106,13 +111,11 @@ final class RedisReplyHandler: ChannelDuplexHandler {
         }
         let identifier = nextIdentifier
         nextIdentifier += 1
-        let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
-        let deadline = context.eventLoop.scheduleTask(in: TimeAmount(commandTimeout)) {
-            handler.value.deadlinePassed(for: identifier)
-        }
+        let deadline = NIODeadline.now() + TimeAmount(commandTimeout)
         pending.append(
             Pending(
                 identifier: identifier, commandName: request.commandName, promise: request.promise, deadline: deadline))
+        if deadlineTimer == nil { armDeadlineTimer(for: deadline, on: context.eventLoop) }
         context.write(wrapOutboundOut(request.bytes), promise: promise)
     }
 
@@ -140,7 +143,6 @@ final class RedisReplyHandler: ChannelDuplexHandler {
                 fail { _ in .unexpectedReply(command: "no command", expected: "no reply", received: reply.summary) }
                 return
             }
-            entry.deadline?.cancel()
             entry.promise.succeed(reply)
         }
     }
@@ -160,11 +162,20 @@ final class RedisReplyHandler: ChannelDuplexHandler {
         }
     }
 
-    /// Fails every command in flight when `identifier`'s deadline passes before its reply.
-    private func deadlinePassed(for identifier: UInt64) {
-        guard pending.contains(where: { $0.identifier == identifier }) else { return }
+    /// Schedules the connection's timer for `deadline`.
+    private func armDeadlineTimer(for deadline: NIODeadline, on eventLoop: any EventLoop) {
+        let handler = NIOLoopBound(self, eventLoop: eventLoop)
+        deadlineTimer = eventLoop.scheduleTask(deadline: deadline) { handler.value.deadlineTimerFired(on: eventLoop) }
+    }
+
+    /// Fails every command in flight when the oldest one's deadline has passed before its
+    /// reply; else waits for that deadline (the command the timer was set for was answered).
+    private func deadlineTimerFired(on eventLoop: any EventLoop) {
+        deadlineTimer = nil
+        guard let oldest = pending.first else { return }
+        guard oldest.deadline <= .now() else { return armDeadlineTimer(for: oldest.deadline, on: eventLoop) }
         let timeout = commandTimeout
-        fail(first: identifier) { .timedOut(command: $0, timeout: timeout) }
+        fail(first: oldest.identifier) { .timedOut(command: $0, timeout: timeout) }
     }
 
     /// Records the first failure, marks the connection unusable, fails every command in flight
@@ -184,8 +195,9 @@ final class RedisReplyHandler: ChannelDuplexHandler {
         }
         let entries = pending
         pending.removeAll()
+        deadlineTimer?.cancel()
+        deadlineTimer = nil
         for entry in entries {
-            entry.deadline?.cancel()
             if entry.identifier == firstEntry?.identifier {
                 entry.promise.fail(cause)
             } else {
