@@ -28,7 +28,7 @@ enum RedisTierOperation: String {
 /// - Throws: When the tier cannot be made, or when any command failed, was skipped, dropped
 ///   or missed (the tier does not throw for those: its statistics say).
 func measureRedisTier(
-    port: Int, valueByteCount: Int, callers: Int, seconds: Double, operation: RedisTierOperation
+    port: Int, valueByteCount: Int, callers: Int, seconds: Double, operation: RedisTierOperation, onLoop: Bool
 ) async throws {
     let configuration = try RedisTier.Configuration(urls: ["redis://127.0.0.1:\(port)"], namespace: "bench")
     let tier = try RedisTier(configuration: configuration)
@@ -38,10 +38,11 @@ func measureRedisTier(
     for key in keys { try await tier.store(entry, forKey: key) }
 
     _ = try await redisTierRun(
-        tier, keys: keys, entry: entry, callers: callers, seconds: min(0.5, seconds / 4), operation)
+        tier, keys: keys, entry: entry, callers: callers, seconds: min(0.5, seconds / 4), operation, onLoop: onLoop)
     let before = tier.statistics
     let start = DispatchTime.now().uptimeNanoseconds
-    let count = try await redisTierRun(tier, keys: keys, entry: entry, callers: callers, seconds: seconds, operation)
+    let count = try await redisTierRun(
+        tier, keys: keys, entry: entry, callers: callers, seconds: seconds, operation, onLoop: onLoop)
     let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
     let after = tier.statistics
     await tier.shutdown()
@@ -72,12 +73,12 @@ struct RedisTierMeasureError: Error, CustomStringConvertible {
 /// `callers` tasks calling the tier until `seconds` have passed; returns how many calls finished.
 private func redisTierRun(
     _ tier: RedisTier, keys: [String], entry: CacheTierEntry, callers: Int, seconds: Double,
-    _ operation: RedisTierOperation
+    _ operation: RedisTierOperation, onLoop: Bool
 ) async throws -> Int {
     let deadline = ContinuousClock.now + .nanoseconds(Int64(seconds * 1e9))
     return try await withThrowingTaskGroup(of: Int.self) { group in
         for caller in 0..<callers {
-            group.addTask {
+            group.addTask(executorPreference: onLoop ? tier.taskExecutor : nil) {
                 var count = 0
                 var index = caller % keys.count
                 while ContinuousClock.now < deadline {

@@ -22,9 +22,10 @@ import Foundation
 //   HoardMeasure resize JPG [--seconds S]         decode with DCT scaling, then resize to 256 px: us per call
 //   HoardMeasure peak JPG [--size 256] [--quality 85]
 //                                               resident-memory growth while making one thumbnail of JPG
-//   HoardMeasure redis-tier --port P [--size BYTES] [--callers N] [--seconds S] [--op get|set]
+//   HoardMeasure redis-tier --port P [--size BYTES] [--callers N] [--seconds S] [--op get|set] [--on-loop]
 //                                               RedisTier get (hits) or set against redis-server on 127.0.0.1:P,
-//                                               N tasks at once on the tier's one pipelined connection:
+//                                               N tasks at once on the tier's one pipelined connection, on Swift's
+//                                               global pool or (--on-loop) preferring the tier's event loop:
 //                                               ops/s (defaults: 1024 B, 1 caller, 3 s, get)
 // Single thread throughout, except redis-tier with N > 1.
 
@@ -32,7 +33,7 @@ let usage = """
     usage: HoardMeasure codec JPG [PNG] [--seconds S] | webp-decode WEBP... [--seconds S] | memory [reps] | hoard-hit DIR [reps]
                         | disk DIR [reps] [--sync] | disk-loop DIR SIZE COUNT [--op store|retrieve] [--seconds S] | populate DIR COUNT SIZE [--earlier-format] | compaction DIR
                         | resize JPG [--seconds S] | peak JPG [--size PIXELS] [--quality Q]
-                        | redis-tier --port P [--size BYTES] [--callers N] [--seconds S] [--op get|set]
+                        | redis-tier --port P [--size BYTES] [--callers N] [--seconds S] [--op get|set] [--on-loop]
 
     """
 
@@ -92,12 +93,14 @@ case "disk-loop" where positional.count == 4:
     guard let size = Int(positional[2]), (0...(64 << 20)).contains(size), let count = Int(positional[3]),
         (1...1_000_000).contains(count)
     else {
-        FileHandle.standardError.write(Data("disk-loop needs SIZE 0-67108864, COUNT 1-1000000 and --op store|retrieve\n".utf8))
+        FileHandle.standardError.write(
+            Data("disk-loop needs SIZE 0-67108864, COUNT 1-1000000 and --op store|retrieve\n".utf8))
         exit(64)
     }
     try measureDiskLoop(
         base: URL(fileURLWithPath: positional[1]), size: size, count: count,
-        seconds: arguments.options["--seconds"].flatMap(Double.init).flatMap { (0.1...3600).contains($0) ? $0 : nil } ?? 3,
+        seconds: arguments.options["--seconds"].flatMap(Double.init).flatMap { (0.1...3600).contains($0) ? $0 : nil }
+            ?? 3,
         storing: arguments.options["--op"] == "store")
 case "populate" where positional.count == 4:
     guard let count = Int(positional[2]), (0...10_000_000).contains(count), let size = Int(positional[3]),
@@ -128,7 +131,8 @@ case "redis-tier":
     }
     do {
         try await measureRedisTier(
-            port: port, valueByteCount: size, callers: callers, seconds: seconds, operation: operation)
+            port: port, valueByteCount: size, callers: callers, seconds: seconds, operation: operation,
+            onLoop: arguments.flags.contains("--on-loop"))
     } catch {
         // A server that is not there is an outcome to report, not a crash to backtrace.
         FileHandle.standardError.write(Data("\(error)\n".utf8))
