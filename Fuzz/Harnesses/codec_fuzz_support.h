@@ -31,7 +31,7 @@ static uint32_t hoard_fuzz_hash(const uint8_t *data, size_t size) {
 }
 
 /// The library's defaults (1,000 scans, strict about truncation, lenient about warnings) for
-/// three inputs in four; the rest flip one policy or ask for decode-time downscaling (JPEG, WebP).
+/// three inputs in four; the rest flip one policy or ask for decode-time downscaling (JPEG, WebP, GIF).
 static hoard_decode_options hoard_fuzz_options(const uint8_t *data, size_t size) {
     hoard_decode_options options;
     memset(&options, 0, sizeof options);

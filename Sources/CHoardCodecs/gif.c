@@ -1,6 +1,8 @@
 // giflib behind hoard_gif_*: the low-level record API (never DGifSlurp, which reads and keeps every
-// frame), stopping once the first image is decoded; the image's LZW is decoded by gif_lzw.c.
+// frame), stopping once the first image is decoded; the image's LZW is decoded by gif_lzw.c, and
+// its indices become pixels in gif_pixels.c.
 #include "gif_lzw.h"
+#include "gif_pixels.h"
 #include "result.h"
 
 #include <stdio.h>
@@ -16,9 +18,14 @@ struct hoard_gif_decoder {
     size_t offset;
     /// Set by the reader when the data ran out, so the error that follows is a truncation.
     int ran_out;
+    /// The canvas.
     uint32_t width;
     uint32_t height;
     uint32_t channels;
+    /// 1, or the power of two the image is shrunk by while its indices become pixels (an opaque
+    /// image that covers its canvas, decoded for a thumbnail): each pixel out is the mean of a
+    /// block of that side.
+    uint32_t denominator;
     /// From the graphic control extension before the first image; -1 when there is none.
     int transparent_index;
     int warnings_are_errors;
@@ -178,59 +185,13 @@ hoard_gif_decoder *hoard_gif_decoder_create(const uint8_t *data, size_t size,
     }
     int covers = image->Left == 0 && image->Top == 0 && right == decoder->width && bottom == decoder->height;
     decoder->channels = decoder->transparent_index >= 0 || !covers ? 4 : 3;
-    info->width = decoder->width;
-    info->height = decoder->height;
+    // Transparency would need alpha-weighted means; such images are resampled whole instead.
+    decoder->denominator = decoder->channels == 3
+        ? hoard_scale_denominator(decoder->width, decoder->height, options->target_size) : 1;
+    info->width = (decoder->width + decoder->denominator - 1) / decoder->denominator;
+    info->height = (decoder->height + decoder->denominator - 1) / decoder->denominator;
     info->channels = decoder->channels;
     return decoder;
-}
-
-/// What each of the 256 indices draws, worked out once per image: its colour and alpha. Without
-/// any colour table an index is a gray level (as Pillow reads such files); an index past the table
-/// is opaque black, and marked in `outside`; the transparent index is transparent black.
-typedef struct {
-    uint8_t pixel[256][4];
-    uint8_t outside[256];
-} hoard_gif_palette;
-
-static void hoard_gif_make_palette(const hoard_gif_decoder *decoder, const ColorMapObject *colors,
-                                   hoard_gif_palette *palette) {
-    for (int index = 0; index < 256; index++) {
-        uint8_t *pixel = palette->pixel[index];
-        palette->outside[index] = 0;
-        pixel[3] = 255;
-        if (colors == NULL) {
-            pixel[0] = pixel[1] = pixel[2] = (uint8_t)index;
-        } else if (index < colors->ColorCount) {
-            pixel[0] = colors->Colors[index].Red;
-            pixel[1] = colors->Colors[index].Green;
-            pixel[2] = colors->Colors[index].Blue;
-        } else {
-            pixel[0] = pixel[1] = pixel[2] = 0;
-            palette->outside[index] = 1;
-        }
-        if (index == decoder->transparent_index) {
-            memset(pixel, 0, 4);
-            palette->outside[index] = 0;
-        }
-    }
-}
-
-/// One row of palette indices to pixels. Returns whether an index was past the palette.
-static int hoard_gif_put_row(const hoard_gif_palette *palette, uint32_t channels, const uint8_t *indices,
-                             uint32_t count, uint8_t *destination) {
-    uint8_t outside = 0;
-    if (channels == 4) {
-        for (uint32_t x = 0; x < count; x++) {
-            memcpy(destination + (size_t)x * 4, palette->pixel[indices[x]], 4);
-            outside |= palette->outside[indices[x]];
-        }
-    } else {
-        for (uint32_t x = 0; x < count; x++) {
-            memcpy(destination + (size_t)x * 3, palette->pixel[indices[x]], 3);
-            outside |= palette->outside[indices[x]];
-        }
-    }
-    return outside;
 }
 
 int hoard_gif_decoder_read(hoard_gif_decoder *decoder, uint8_t *pixels, size_t capacity,
@@ -241,18 +202,27 @@ int hoard_gif_decoder_read(hoard_gif_decoder *decoder, uint8_t *pixels, size_t c
         return result->status;
     }
     decoder->consumed = 1;
-    size_t stride = (size_t)decoder->width * decoder->channels;
-    if (capacity / stride < decoder->height) {
+    uint32_t denominator = decoder->denominator;
+    uint32_t out_width = (decoder->width + denominator - 1) / denominator;
+    uint32_t out_height = (decoder->height + denominator - 1) / denominator;
+    size_t stride = (size_t)out_width * decoder->channels;
+    if (capacity / stride < out_height) {
         hoard_result_fail(result, HOARD_CODEC_INVALID_ARGUMENT, "GIF pixel buffer is too small");
         return result->status;
     }
     const GifImageDesc *image = &decoder->gif->Image;
     const ColorMapObject *colors = image->ColorMap != NULL ? image->ColorMap : decoder->gif->SColorMap;
     uint32_t width = (uint32_t)image->Width, height = (uint32_t)image->Height;
-    // One byte per pixel of the first image (its sides are within the canvas the pixel limit checked).
+    // One byte per pixel of the first image (its sides are within the canvas the pixel limit
+    // checked), a pointer per row, and a row of sums when shrinking.
     size_t count = (size_t)width * height;
     uint8_t *indices = malloc(count + HOARD_GIF_LZW_SLACK);
-    if (indices == NULL) {
+    const uint8_t **rows = malloc((size_t)height * sizeof *rows);
+    uint64_t *sums = denominator > 1 ? malloc((size_t)out_width * 4 * sizeof *sums) : NULL;
+    if (indices == NULL || rows == NULL || (denominator > 1 && sums == NULL)) {
+        free(indices);
+        free(rows);
+        free(sums);
         hoard_result_fail(result, HOARD_CODEC_OUT_OF_MEMORY, "Out of memory for a GIF's palette indices");
         return result->status;
     }
@@ -260,28 +230,38 @@ int hoard_gif_decoder_read(hoard_gif_decoder *decoder, uint8_t *pixels, size_t c
     int decoded = hoard_gif_lzw_decode(decoder->gif, indices, count, message);
     if (decoded != HOARD_CODEC_OK) {
         free(indices);
+        free(rows);
+        free(sums);
         if (decoded == HOARD_GIF_LZW_GIFLIB_FAILED) return hoard_gif_fail(decoder, decoder->gif->Error, result);
         hoard_result_fail(result, decoder->ran_out ? HOARD_CODEC_TRUNCATED : HOARD_CODEC_MALFORMED, message);
         return result->status;
     }
-    // What the first image does not cover stays transparent black.
-    if (decoder->channels == 4) memset(pixels, 0, stride * decoder->height);
     // Rows come in stored order: four passes when interlaced, else top to bottom.
     static const uint32_t interlaced_start[] = {0, 4, 2, 1}, interlaced_step[] = {8, 8, 4, 2};
     static const uint32_t plain_start[] = {0}, plain_step[] = {1};
     const uint32_t *start = image->Interlace ? interlaced_start : plain_start;
     const uint32_t *step = image->Interlace ? interlaced_step : plain_step;
     uint32_t passes = image->Interlace ? 4 : 1;
-    hoard_gif_palette palette;
-    hoard_gif_make_palette(decoder, colors, &palette);
-    int outside = 0;
     const uint8_t *line = indices;
     for (uint32_t pass = 0; pass < passes; pass++) {
-        for (uint32_t y = start[pass]; y < height; y += step[pass], line += width) {
+        for (uint32_t y = start[pass]; y < height; y += step[pass], line += width) rows[y] = line;
+    }
+    hoard_gif_palette palette;
+    hoard_gif_make_palette(colors, decoder->transparent_index, &palette);
+    int outside = 0;
+    if (denominator > 1) {
+        // Only for an image that covers its canvas (see hoard_gif_decoder_create).
+        outside = hoard_gif_put_shrunk(&palette, rows, width, height, denominator, sums, pixels);
+    } else {
+        // What the first image does not cover stays transparent black.
+        if (decoder->channels == 4) memset(pixels, 0, stride * decoder->height);
+        for (uint32_t y = 0; y < height; y++) {
             uint8_t *row = pixels + ((size_t)image->Top + y) * stride + (size_t)image->Left * decoder->channels;
-            outside |= hoard_gif_put_row(&palette, decoder->channels, line, width, row);
+            outside |= hoard_gif_put_row(&palette, decoder->channels, rows[y], width, row);
         }
     }
+    free(rows);
+    free(sums);
     free(indices);
     if (outside) {
         static const char message[] = "GIF pixels index colours past the end of the palette; drawn black";

@@ -42,3 +42,12 @@ int hoard_check_pixel_limit(const char *format, uint64_t width, uint64_t height,
     hoard_result_fail(result, HOARD_CODEC_TOO_LARGE, message);
     return 0;
 }
+
+uint32_t hoard_scale_denominator(uint32_t width, uint32_t height, uint32_t target) {
+    uint64_t longest = width > height ? width : height;
+    uint64_t denominator = 1;
+    while (target > 0 && denominator < (1u << 24) && (longest + 2 * denominator - 1) / (2 * denominator) >= target) {
+        denominator *= 2;
+    }
+    return (uint32_t)denominator;
+}

@@ -61,17 +61,6 @@ static int hoard_webp_peek_vp8x(const uint8_t *data, size_t size, uint32_t *widt
     return 1;
 }
 
-/// The largest power of two `d` whose scaled longest side, ceil(longest / d), still covers
-/// `target`: the rule JPEG's DCT scaling follows, without its 1/8 floor.
-static uint32_t hoard_webp_denominator(uint32_t width, uint32_t height, uint32_t target) {
-    uint64_t longest = width > height ? width : height;
-    uint64_t denominator = 1;
-    while (denominator < (1u << 24) && (longest + 2 * denominator - 1) / (2 * denominator) >= target) {
-        denominator *= 2;
-    }
-    return (uint32_t)denominator;
-}
-
 void hoard_webp_decoder_destroy(hoard_webp_decoder *decoder) {
     if (decoder == NULL) return;
     if (decoder->animated) WebPDemuxReleaseIterator(&decoder->frame);
@@ -175,7 +164,7 @@ hoard_webp_decoder *hoard_webp_decoder_create(const uint8_t *data, size_t size,
         }
     }
     if (!decoder->animated && options->target_size > 0) {
-        uint32_t denominator = hoard_webp_denominator(decoder->width, decoder->height, options->target_size);
+        uint32_t denominator = hoard_scale_denominator(decoder->width, decoder->height, options->target_size);
         if (denominator > 1) {
             decoder->scaled = 1;
             decoder->width = (decoder->width + denominator - 1) / denominator;

@@ -58,7 +58,8 @@ typedef struct {
     uint32_t scale_denominator;
     /// JPEG: pick the smallest DCT scale (1/8, 1/4, 1/2, 1/1) whose longest side is still at least
     /// this many pixels; 0 means use `scale_denominator`. Still WebP: the same rule over every
-    /// power of two (libwebp scales while decoding). 0 means full size.
+    /// power of two (libwebp scales while decoding). GIF whose first image is opaque and covers
+    /// its canvas: the same rule, each pixel the mean of its block. 0 means full size.
     uint32_t target_size;
     /// JPEG only: accept data that ends early (libjpeg's "Premature end of JPEG file").
     int allow_truncated;
@@ -186,7 +187,9 @@ hoard_gif_decoder *hoard_gif_decoder_create(const uint8_t *data, size_t size,
                                             hoard_image_info *info, hoard_codec_result *result);
 /// Decodes the first image (interlacing undone, its palette applied, its transparent colour and
 /// the canvas it does not cover as transparent black) into `pixels` (`width * height * channels`
-/// bytes). The decoder cannot be read twice. Returns a `hoard_codec_status`.
+/// bytes, the size `info` gave: shrunk by a power of two when `target_size` asked for it and the
+/// image is opaque and covers the canvas). The decoder cannot be read twice. Returns a
+/// `hoard_codec_status`.
 int hoard_gif_decoder_read(hoard_gif_decoder *decoder, uint8_t *pixels, size_t capacity,
                            hoard_codec_result *result);
 void hoard_gif_decoder_destroy(hoard_gif_decoder *decoder);

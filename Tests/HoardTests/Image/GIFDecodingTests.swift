@@ -38,6 +38,88 @@ struct GIFDecodingTests {
         #expect(image.format == .rgb8 && Array(image.pixels.suffix(3)) == Self.palette[(height - 1) % 4])
     }
 
+    /// 256 colours from a fixed mix of the index's bits.
+    static let colours: [[UInt8]] = (0..<256).map { (index: Int) -> [UInt8] in
+        let green: Int = (index * 37) & 0xFF
+        let blue: Int = (index * 101 + 7) & 0xFF
+        return [UInt8(index), UInt8(green), UInt8(blue)]
+    }
+
+    /// `image` (RGB) shrunk by `denominator`: each pixel the mean of its block, rounded half up,
+    /// the blocks on the right and bottom edges as far as the image goes.
+    static func blockMeans(of image: Image, denominator: Int) -> [UInt8] {
+        let width = (image.width + denominator - 1) / denominator
+        let height = (image.height + denominator - 1) / denominator
+        var pixels: [UInt8] = []
+        for outY in 0..<height {
+            for outX in 0..<width {
+                let rows = outY * denominator..<min(image.height, (outY + 1) * denominator)
+                let columns = outX * denominator..<min(image.width, (outX + 1) * denominator)
+                for channel in 0..<3 {
+                    var sum = 0
+                    for y in rows {
+                        for x in columns { sum += Int(image.pixels[(y * image.width + x) * 3 + channel]) }
+                    }
+                    let count = rows.count * columns.count
+                    pixels.append(UInt8((sum + count / 2) / count))
+                }
+            }
+        }
+        return pixels
+    }
+
+    @Test(
+        "a target size shrinks an opaque GIF while decoding, by the largest power of two that covers it",
+        arguments: [
+            (37, 23, 5, 8, false), (37, 23, 5, 8, true), (64, 64, 16, 4, true), (64, 64, 17, 2, false),
+            (9, 200, 100, 2, true), (300, 7, 2, 256, false), (300, 7, 1, 1 << 24, true), (8200, 2, 1, 1 << 24, false),
+            (33, 33, 33, 1, true),
+        ])
+    func shrinkingWhileDecoding(_ width: Int, _ height: Int, _ target: Int, _ denominator: Int, _ interlaced: Bool)
+        throws
+    {
+        var state: UInt32 = 0x2545_F491
+        let indices = (0..<width * height).map { _ in
+            state ^= state << 13
+            state ^= state >> 17
+            state ^= state << 5
+            return UInt8(truncatingIfNeeded: state)
+        }
+        var gif = GIFBuilder(width: width, height: height, palette: Self.colours)
+        gif.image(width: width, height: height, indices: indices, interlaced: interlaced)
+        let data = gif.finished()
+        let full = try Image(data: data)
+        let shrunk = try Image(data: data, options: .init(targetSize: target))
+        let label = "\(width) x \(height) to \(target), interlaced: \(interlaced)"
+        #expect(shrunk.width == (width + denominator - 1) / denominator, "\(label)")
+        #expect(shrunk.height == (height + denominator - 1) / denominator, "\(label)")
+        #expect(shrunk.format == .rgb8)
+        #expect(shrunk.pixels == Self.blockMeans(of: full, denominator: denominator), "\(label)")
+    }
+
+    @Test("a GIF with a transparent colour, or a first image smaller than its canvas, is decoded whole")
+    func noShrinkingWithAlpha() throws {
+        var transparent = GIFBuilder(width: 40, height: 40, palette: Self.palette)
+        transparent.graphicControl(transparentIndex: 1)
+        transparent.image(width: 40, height: 40, indices: (0..<1600).map { UInt8($0 % 4) })
+        var partial = GIFBuilder(width: 40, height: 40, palette: Self.palette)
+        partial.image(left: 1, top: 0, width: 39, height: 40, indices: (0..<1560).map { UInt8($0 % 4) })
+        for data in [transparent.finished(), partial.finished()] {
+            let image = try Image(data: data, options: .init(targetSize: 4))
+            #expect(image.width == 40 && image.height == 40 && image.format == .rgba8)
+            #expect(image == (try Image(data: data)))
+        }
+    }
+
+    @Test("a GIF thumbnail is sized from the full image, then resampled from the shrunk decode")
+    func thumbnailFromShrunkDecode() throws {
+        var gif = GIFBuilder(width: 310, height: 130, palette: Self.colours)
+        gif.image(width: 310, height: 130, indices: (0..<310 * 130).map { UInt8($0 % 251) })
+        let thumbnail = try Image.thumbnail(from: gif.finished(), fittingIn: 80)
+        // 310 x 130 into 80: 80 x 34 (the decode was 78 x 33, shrunk by 4).
+        #expect(thumbnail.width == 80 && thumbnail.height == 34)
+    }
+
     @Test("a local palette wins over the global one; without either, indices are gray levels")
     func palettes() throws {
         var local = GIFBuilder(width: 2, height: 1, palette: Self.palette)
