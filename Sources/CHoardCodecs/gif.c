@@ -227,13 +227,16 @@ int hoard_gif_decoder_read(hoard_gif_decoder *decoder, uint8_t *pixels, size_t c
         return result->status;
     }
     char message[HOARD_CODEC_MESSAGE_CAPACITY];
-    int decoded = hoard_gif_lzw_decode(decoder->gif, indices, count, message);
+    int decoded = hoard_gif_lzw_decode(decoder->gif, decoder->size - decoder->offset, indices, count, message);
     if (decoded != HOARD_CODEC_OK) {
         free(indices);
         free(rows);
         free(sums);
         if (decoded == HOARD_GIF_LZW_GIFLIB_FAILED) return hoard_gif_fail(decoder, decoder->gif->Error, result);
-        hoard_result_fail(result, decoder->ran_out ? HOARD_CODEC_TRUNCATED : HOARD_CODEC_MALFORMED, message);
+        int status = decoded == HOARD_CODEC_OUT_OF_MEMORY ? decoded
+                     : decoder->ran_out                     ? HOARD_CODEC_TRUNCATED
+                                                            : HOARD_CODEC_MALFORMED;
+        hoard_result_fail(result, status, message);
         return result->status;
     }
     // Rows come in stored order: four passes when interlaced, else top to bottom.

@@ -3,7 +3,8 @@
 // was most of a thumbnail's time. Every string is a copy of bytes already decoded (an entry is the
 // previous string and one more byte, which is where that string was written), so a code costs a
 // short copy instead of a walk along the table. giflib still parses the file and hands over the
-// image's compressed sub-blocks (DGifGetCode, DGifGetCodeNext). The code width grows as giflib
+// image's compressed sub-blocks (DGifGetCode, DGifGetCodeNext), which are joined before any code
+// is read. The code width grows as giflib
 // grows it (when the running code passes 2^width, counted per code read), and the table stops
 // growing at 4,096 entries until a clear code. Refused as damaged: a code past the table (which
 // giflib turns into some pixels), a code that is not a pixel right after a clear, and the end code
@@ -11,53 +12,80 @@
 #include "gif_lzw.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+/// The image's compressed sub-blocks, joined: giflib reads them (DGifGetCode, DGifGetCodeNext) and
+/// they are copied end to end, with eight zero bytes after them, so that a code is read with one
+/// unaligned eight-byte load instead of a byte at a time across sub-block boundaries.
 typedef struct {
-    GifFileType *gif;
-    GifByteType *block; // the current sub-block: block[0] is its length, the bytes follow
-    int position;
-    uint64_t bits;
-    int bit_count;
-    int ended; // the sub-blocks' terminator has been read
-} hoard_gif_code_reader;
+    uint8_t *bytes;
+    size_t count;
+    size_t capacity;
+} hoard_gif_code_stream;
 
-// Takes the next sub-block. Returns 0 when giflib fails (its error is then in gif->Error).
-static int hoard_gif_next_block(hoard_gif_code_reader *reader) {
-    if (DGifGetCodeNext(reader->gif, &reader->block) == GIF_ERROR) return 0;
-    reader->position = 1;
-    if (reader->block == NULL) reader->ended = 1;
-    return 1;
-}
-
-// Reads one code of `width` bits into *code. Returns 1, 0 when the sub-blocks ended first, or -1
-// when giflib failed.
-static inline int hoard_gif_read_code(hoard_gif_code_reader *reader, int width, int *code) {
-    while (reader->bit_count < width) {
-        while (!reader->ended && reader->position > reader->block[0]) {
-            if (!hoard_gif_next_block(reader)) return -1;
-        }
-        if (reader->ended) return 0;
-        reader->bits |= (uint64_t)reader->block[reader->position++] << reader->bit_count;
-        reader->bit_count += 8;
+/// Appends the sub-block `block` (block[0] is its length). Returns 0 when out of memory.
+static int hoard_gif_append_block(hoard_gif_code_stream *stream, const GifByteType *block) {
+    size_t length = block[0];
+    if (stream->capacity - stream->count < length + 8) {
+        size_t capacity = stream->capacity * 2 + length + 8 + 4096;
+        uint8_t *bytes = realloc(stream->bytes, capacity);
+        if (bytes == NULL) return 0;
+        stream->bytes = bytes;
+        stream->capacity = capacity;
     }
-    *code = (int)(reader->bits & ((1u << width) - 1));
-    reader->bits >>= width;
-    reader->bit_count -= width;
+    memcpy(stream->bytes + stream->count, block + 1, length);
+    stream->count += length;
     return 1;
 }
 
-int hoard_gif_lzw_decode(GifFileType *gif, uint8_t *indices, size_t count,
+/// Reads every sub-block of the current image after `first`, to their terminator. Returns
+/// HOARD_CODEC_OK, HOARD_CODEC_OUT_OF_MEMORY, or HOARD_GIF_LZW_GIFLIB_FAILED.
+static int hoard_gif_join_blocks(GifFileType *gif, GifByteType *first, hoard_gif_code_stream *stream) {
+    for (GifByteType *block = first; block != NULL;) {
+        if (!hoard_gif_append_block(stream, block)) return HOARD_CODEC_OUT_OF_MEMORY;
+        if (DGifGetCodeNext(gif, &block) == GIF_ERROR) return HOARD_GIF_LZW_GIFLIB_FAILED;
+    }
+    if (stream->bytes == NULL && !hoard_gif_append_block(stream, (const GifByteType[]){0})) {
+        return HOARD_CODEC_OUT_OF_MEMORY;
+    }
+    memset(stream->bytes + stream->count, 0, 8);
+    return HOARD_CODEC_OK;
+}
+
+/// The `width` bits at bit `position` of the stream, least significant first (the stream has eight
+/// readable bytes past its end).
+static inline int hoard_gif_code_at(const uint8_t *bytes, uint64_t position, int width) {
+    uint64_t eight;
+    memcpy(&eight, bytes + (position >> 3), 8);
+    return (int)((eight >> (position & 7)) & ((UINT64_C(1) << width) - 1));
+}
+
+int hoard_gif_lzw_decode(GifFileType *gif, size_t remaining, uint8_t *indices, size_t count,
                         char message[HOARD_CODEC_MESSAGE_CAPACITY]) {
     int code_size = 0;
-    hoard_gif_code_reader reader = {.gif = gif};
-    if (DGifGetCode(gif, &code_size, &reader.block) == GIF_ERROR) return HOARD_GIF_LZW_GIFLIB_FAILED;
-    reader.position = 1;
-    reader.ended = reader.block == NULL;
+    GifByteType *first = NULL;
+    if (DGifGetCode(gif, &code_size, &first) == GIF_ERROR) return HOARD_GIF_LZW_GIFLIB_FAILED;
     if (code_size < 1 || code_size > 8) {
         snprintf(message, HOARD_CODEC_MESSAGE_CAPACITY, "GIF's LZW code size is %d (must be 1 to 8)", code_size);
         return HOARD_CODEC_MALFORMED;
     }
+    // Usually one allocation: the sub-blocks' bytes are fewer than the file's remaining ones, and
+    // codes of at most 12 bits for `count` pixels take at most 1.5 bytes a pixel, unless the stream
+    // pads them with clear codes (then it grows, never past twice the file's size).
+    size_t expected = count < remaining / 2 ? 2 * count + 4096 : remaining;
+    hoard_gif_code_stream stream = {.bytes = malloc(expected + 8), .capacity = expected + 8};
+    if (stream.bytes == NULL) stream.capacity = 0;
+    int joined = hoard_gif_join_blocks(gif, first, &stream);
+    if (joined != HOARD_CODEC_OK) {
+        free(stream.bytes);
+        if (joined == HOARD_CODEC_OUT_OF_MEMORY) {
+            snprintf(message, HOARD_CODEC_MESSAGE_CAPACITY, "Out of memory for a GIF's LZW data");
+        }
+        return joined;
+    }
+    const uint64_t bit_count = (uint64_t)stream.count * 8;
+    uint64_t position = 0;
     // Each entry's string is somewhere in what is already decoded: where (start) and how long
     // (length; 0 while the entry is not defined). A code's string is copied from there.
     size_t start[HOARD_GIF_LZW_MAX_CODES];
@@ -69,13 +97,12 @@ int hoard_gif_lzw_decode(GifFileType *gif, uint8_t *indices, size_t count,
     size_t written = 0, previous_start = 0;
     const char *defect = NULL;
     while (written < count) {
-        int code = 0;
-        int read = hoard_gif_read_code(&reader, width, &code);
-        if (read < 0) return HOARD_GIF_LZW_GIFLIB_FAILED;
-        if (read == 0) {
+        if (bit_count - position < (uint64_t)width) {
             defect = "GIF image data ends before its last pixel";
             break;
         }
+        int code = hoard_gif_code_at(stream.bytes, position, width);
+        position += (uint64_t)width;
         if (running_code < HOARD_GIF_LZW_MAX_CODES + 1 && ++running_code > limit && width < 12) {
             limit <<= 1;
             width++;
@@ -134,12 +161,10 @@ int hoard_gif_lzw_decode(GifFileType *gif, uint8_t *indices, size_t count,
         written += run;
         previous = code;
     }
+    free(stream.bytes);
     if (defect != NULL) {
         snprintf(message, HOARD_CODEC_MESSAGE_CAPACITY, "%s", defect);
         return HOARD_CODEC_MALFORMED;
-    }
-    while (!reader.ended) {
-        if (!hoard_gif_next_block(&reader)) return HOARD_GIF_LZW_GIFLIB_FAILED;
     }
     return HOARD_CODEC_OK;
 }

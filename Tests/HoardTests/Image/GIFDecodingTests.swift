@@ -298,4 +298,16 @@ struct GIFDecodingTests {
                 })
         }
     }
+
+    @Test("a code stream padded with clear codes past any size its pixels need still decodes")
+    func clearCodePadding() throws {
+        // 2 x 2 pixels after 20,000 clear codes of 3 bits: 7.5 kB of codes, past the 4 kB the
+        // decoder first sets aside for four pixels, so the joined sub-blocks must grow.
+        let indices: [UInt8] = [0, 1, 2, 3]
+        let codes = GIFBuilder.lzwCodes(indices, minimumCodeSize: 2, clearWhenFull: true)
+        let padding = [GIFBuilder.Code](repeating: GIFBuilder.Code(value: 4, width: 3), count: 20_000)
+        var gif = GIFBuilder(width: 2, height: 2, palette: Self.palette)
+        gif.image(width: 2, height: 2, minimumCodeSize: 2, codes: padding + codes)
+        #expect(try Image(data: gif.finished()).pixels == indices.flatMap { Self.palette[Int($0)] })
+    }
 }
