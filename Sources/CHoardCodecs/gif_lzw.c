@@ -39,15 +39,13 @@ static int hoard_gif_append_block(hoard_gif_code_stream *stream, const GifByteTy
     return 1;
 }
 
-/// Reads every sub-block of the current image after `first`, to their terminator. Returns
-/// HOARD_CODEC_OK, HOARD_CODEC_OUT_OF_MEMORY, or HOARD_GIF_LZW_GIFLIB_FAILED.
+/// Reads every sub-block of the current image after `first`, to their terminator, into `stream`
+/// (allocated, with room for eight bytes past what it holds). Returns HOARD_CODEC_OK,
+/// HOARD_CODEC_OUT_OF_MEMORY, or HOARD_GIF_LZW_GIFLIB_FAILED.
 static int hoard_gif_join_blocks(GifFileType *gif, GifByteType *first, hoard_gif_code_stream *stream) {
     for (GifByteType *block = first; block != NULL;) {
         if (!hoard_gif_append_block(stream, block)) return HOARD_CODEC_OUT_OF_MEMORY;
         if (DGifGetCodeNext(gif, &block) == GIF_ERROR) return HOARD_GIF_LZW_GIFLIB_FAILED;
-    }
-    if (stream->bytes == NULL && !hoard_gif_append_block(stream, (const GifByteType[]){0})) {
-        return HOARD_CODEC_OUT_OF_MEMORY;
     }
     memset(stream->bytes + stream->count, 0, 8);
     return HOARD_CODEC_OK;
@@ -75,8 +73,7 @@ int hoard_gif_lzw_decode(GifFileType *gif, size_t remaining, uint8_t *indices, s
     // pads them with clear codes (then it grows, never past twice the file's size).
     size_t expected = count < remaining / 2 ? 2 * count + 4096 : remaining;
     hoard_gif_code_stream stream = {.bytes = malloc(expected + 8), .capacity = expected + 8};
-    if (stream.bytes == NULL) stream.capacity = 0;
-    int joined = hoard_gif_join_blocks(gif, first, &stream);
+    int joined = stream.bytes == NULL ? HOARD_CODEC_OUT_OF_MEMORY : hoard_gif_join_blocks(gif, first, &stream);
     if (joined != HOARD_CODEC_OK) {
         free(stream.bytes);
         if (joined == HOARD_CODEC_OUT_OF_MEMORY) {
