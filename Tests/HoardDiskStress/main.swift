@@ -79,7 +79,9 @@ func writeForever(_ cache: DiskCache, keys: [String], version: UInt64) -> Never 
 
 func compactLoop(_ arguments: [String]) throws -> Never {
     guard arguments.count == 2, let keepCount = Int(arguments[1]) else { fail("usage: compact-loop DIR KEEP") }
-    let cache = try DiskCache(directory: URL(filePath: arguments[0]), configuration: .init(sizeLimit: 1 << 50))
+    // An 8 MiB limit (never reached: about 4 MiB live) makes 2 MiB segments, so that the churn
+    // fills one every round or two and removeExpired() also moves live records out of old ones.
+    let cache = try DiskCache(directory: URL(filePath: arguments[0]), configuration: .init(sizeLimit: 8 << 20))
     for index in 0..<keepCount {
         try cache.store(StressValue.make(key: "keep-\(index)", version: 1, byteCount: 8192), forKey: "keep-\(index)")
     }

@@ -147,7 +147,9 @@ extension DiskCache {
         let ownNames =
             [markerFileName, cacheDirectoryTagFileName, ExpirationMark.fileName, DiskIndex.fileName]
             + DiskIndex.companionSuffixes.map { DiskIndex.fileName + $0 }
-        if name == "tmp" || isShardName(name) || ownNames.contains(name) { return true }
+        if name == "tmp" || isShardName(name) || ownNames.contains(name) || SegmentFiles.id(inFileName: name) != nil {
+            return true
+        }
         // What `FileSystem.writeAtomically` writes on the way to one of those.
         return name.hasSuffix(".tmp") && ownNames.contains { name.hasPrefix($0 + ".") }
     }

@@ -4,11 +4,18 @@ import Logging
 
 extension DiskCache {
     /// Where an entry's record lives, as its index row says.
-    enum Placement: Sendable, Hashable {
+    enum Placement: Int, Sendable, Hashable {
         /// Inside the index database.
-        case inline
+        case inline = 0
         /// In a file of its own, `<root>/<2 hex digits>/<64 hex digits>`.
-        case file
+        case file = 1
+        /// In a segment file shared with other records, `<root>/segment-<id>`.
+        case segment = 2
+
+        /// SQL over an `entries` row that gives its placement's raw value.
+        static let column = "CASE WHEN record IS NOT NULL THEN 0 WHEN segment IS NULL THEN 1 ELSE 2 END"
+        /// SQL that picks the rows of entries in files of their own.
+        static let isFile = "record IS NULL AND segment IS NULL"
     }
 
     /// An index row without its record.
@@ -19,7 +26,7 @@ extension DiskCache {
         var placement: Placement
 
         /// The columns, in this order, that a query selects first for ``init(_:)`` to read.
-        static let rowColumns = "hash, size, used, record IS NULL"
+        static let rowColumns = "hash, size, used, \(Placement.column)"
 
         init(hash: [UInt8], byteCount: Int, lastUsed: Double, placement: Placement) {
             self.hash = hash
@@ -32,7 +39,7 @@ extension DiskCache {
         init(_ statement: SQLiteStatement) {
             self.init(
                 hash: statement.blob(0), byteCount: statement.int(1), lastUsed: statement.double(2),
-                placement: statement.int(3) == 1 ? .file : .inline)
+                placement: Placement(rawValue: statement.int(3)) ?? .file)
         }
     }
 
@@ -97,33 +104,40 @@ extension DiskCache {
             "Disk cache index is damaged: rebuilding it from the entry files; entries kept inside it are lost",
             metadata: ["path": .string(index.path), "error": .string(error.description)])
         index.discardDatabase(openedAs: identity)
+        segments.forgetAll()
         do {
             try index.prepare()
         } catch let error as SQLiteError {
             throw indexError(error, writing: true)
         }
         try reconcileIndex()
+        // The records in segment files went with the index that named them.
+        try compactSegments()
     }
+
+    /// The query of ``indexRow(_:on:)``, made once (statements are cached by their text).
+    private static let rowQuery = "SELECT size, used, \(Placement.column) FROM entries WHERE hash = ?1"
 
     /// The index row of `hash` (without its record), or `nil`.
     func indexRow(_ hash: [UInt8], on connection: SQLiteConnection) throws -> IndexRow? {
-        let select = try connection.statement("SELECT size, used, record IS NULL FROM entries WHERE hash = ?1")
+        let select = try connection.statement(Self.rowQuery)
         defer { select.reset() }
         select.bind(1, hash)
         guard try select.step() else { return nil }
         return IndexRow(
             hash: hash, byteCount: select.int(0), lastUsed: select.double(1),
-            placement: select.int(2) == 1 ? .file : .inline)
+            placement: Placement(rawValue: select.int(2)) ?? .file)
     }
 
     /// Inserts or replaces the row of `header`'s key; `record` is the whole record for an inline
-    /// entry, `nil` for one in its own file.
+    /// entry, `segment` where it is for one in a segment, and both `nil` for one in its own file.
     func upsertRow(
-        hash: [UInt8], header: Entry.Header, used: Date, record: UnsafeRawBufferPointer?, on connection: SQLiteConnection
+        hash: [UInt8], header: Entry.Header, used: Date, record: UnsafeRawBufferPointer?,
+        segment: SegmentLocation? = nil, on connection: SQLiteConnection
     ) throws {
         let upsert = try connection.statement(
-            "INSERT OR REPLACE INTO entries (hash, key, size, created, expires, used, record) "
-                + "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")
+            "INSERT OR REPLACE INTO entries (hash, key, size, created, expires, used, record, segment, offset) "
+                + "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)")
         defer { upsert.reset() }
         upsert.bind(1, hash)
         upsert.bind(2, header.key)
@@ -132,6 +146,13 @@ extension DiskCache {
         upsert.bind(5, header.expirationDate?.timeIntervalSinceReferenceDate)
         upsert.bind(6, used.timeIntervalSinceReferenceDate)
         if let record { upsert.bindBorrowed(7, record) } else { upsert.bindNull(7) }
+        if let segment {
+            upsert.bind(8, segment.id)
+            upsert.bind(9, segment.offset)
+        } else {
+            upsert.bindNull(8)
+            upsert.bindNull(9)
+        }
         while try upsert.step() {}
     }
 

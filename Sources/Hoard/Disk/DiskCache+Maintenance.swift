@@ -73,6 +73,7 @@ extension DiskCache {
             }
             return picked
         }
+        picked += try pickSegmentEntries(now: now, where: shouldRemove)
         // Entries in files: their headers and first bytes, from the files.
         for row in try fileRows() {
             let location = location(forHash: row.hash)
@@ -186,7 +187,10 @@ extension DiskCache {
             if row.placement == .file { try removeEntryFile(ofHash: row.hash) }
             noteRemoval(byteCount: row.byteCount)
         }
-        if !deleted.isEmpty { try reclaimFreePages() }
+        if !deleted.isEmpty {
+            try compactSegments()
+            try reclaimFreePages()
+        }
         return deleted
     }
 
@@ -214,7 +218,7 @@ extension DiskCache {
     func fileRows() throws -> [IndexRow] {
         try withIndex(writing: false) { connection in
             let select = try connection.statement(
-                "SELECT \(IndexRow.rowColumns) FROM entries WHERE record IS NULL")
+                "SELECT \(IndexRow.rowColumns) FROM entries WHERE \(Placement.isFile)")
             defer { select.reset() }
             var rows: [IndexRow] = []
             while try select.step() { rows.append(IndexRow(select)) }

@@ -74,7 +74,7 @@ extension DiskCache {
                     seen.insert(file.fileName)
                     switch try indexRow(hash, on: connection)?.placement {
                     case .file: break
-                    case .inline: staleCopies.append(file)
+                    case .inline, .segment: staleCopies.append(file)
                     case nil: unknown.append(file)
                     }
                 }
@@ -110,7 +110,7 @@ extension DiskCache {
     /// Removes the rows that name a file not among `fileNames` (and still missing now).
     private func removeRowsOfMissingFiles(keeping fileNames: Set<String>) throws {
         let fileRows = try withIndex(writing: false) { connection -> [[UInt8]] in
-            let select = try connection.statement("SELECT hash FROM entries WHERE record IS NULL")
+            let select = try connection.statement("SELECT hash FROM entries WHERE \(Placement.isFile)")
             defer { select.reset() }
             var hashes: [[UInt8]] = []
             while try select.step() { hashes.append(select.blob(0)) }
@@ -126,7 +126,7 @@ extension DiskCache {
         try withIndex(writing: true) { connection in
             try connection.writeTransaction {
                 for hash in missing {
-                    let delete = try connection.statement("DELETE FROM entries WHERE hash = ?1 AND record IS NULL")
+                    let delete = try connection.statement("DELETE FROM entries WHERE hash = ?1 AND \(Placement.isFile)")
                     defer { delete.reset() }
                     delete.bind(1, hash)
                     while try delete.step() {}

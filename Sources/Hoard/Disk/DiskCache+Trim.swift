@@ -185,6 +185,8 @@ extension DiskCache {
                     "bytesBefore": "\(scannedTotal)", "bytesAfter": "\(total)",
                 ])
         }
+        // Also without a trim: replaced records leave space behind in segments too.
+        try compactSegments()
         try removeAbandonedTemporaryFiles(now: now)
         state.withLock { state in
             // Keep what this process wrote while the trim ran.

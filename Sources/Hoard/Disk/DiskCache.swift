@@ -68,6 +68,8 @@ public final class DiskCache: Sendable {
     let trimLock = Lock(())
     /// The index of entries, holding the small ones.
     let index: DiskIndex
+    /// The segment files this process has open, holding the records from 2 KiB to the inline limit.
+    let segments: SegmentFiles
 
     /// Opens the cache in `directory`, creating the folder (and its parents, mode 0700) when missing.
     ///
@@ -110,6 +112,7 @@ public final class DiskCache: Sendable {
         rootPath = path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
         temporaryDirectoryPath = rootPath + "/tmp"
         index = DiskIndex(rootPath: rootPath)
+        segments = SegmentFiles(rootPath: rootPath)
         let folder = try Self.prepareFolder(rootPath, logger: configuration.logger)
         try openIndex(indexingEntryFiles: folder == .unindexed)
     }
@@ -164,9 +167,13 @@ public final class DiskCache: Sendable {
             payloadByteCount: data.count, payloadChecksum: 0)  // computed while writing
         let hash = try Self.keyHash(key)
         let written =
-            header.fileByteCount <= configuration.inlineEntryLimit
-            ? try storeInline(header: header, payload: data, hash: hash, now: now)
-            : try storeInFile(header: header, payload: data, hash: hash, now: now)
+            if header.fileByteCount > configuration.inlineEntryLimit {
+                try storeInFile(header: header, payload: data, hash: hash, now: now)
+            } else if header.fileByteCount >= Self.segmentRecordThreshold {
+                try storeInSegment(header: header, payload: data, hash: hash, now: now)
+            } else {
+                try storeInline(header: header, payload: data, hash: hash, now: now)
+            }
         noteWrite(written)
     }
 

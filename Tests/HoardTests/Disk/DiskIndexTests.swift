@@ -20,7 +20,7 @@ struct DiskIndexTests {
         try DiskCacheFixture(inlineEntryLimit: Self.limit, function: function)
     }
 
-    @Test("Records up to the limit live inside the index (no file); larger ones get a file; all read back exactly")
+    @Test("Records under 2 KiB live inside the index, up to the limit in a segment file, larger ones in a file; all read back exactly")
     func placementBySize() throws {
         let fixture = try makeFixture()
         defer { fixture.remove() }
@@ -36,16 +36,25 @@ struct DiskIndexTests {
             #expect(try fixture.cache.data(forKey: key) == value, "\(key)")
             let record = try IndexSurgery.record(in: fixture.cache, key: key)
             let header = 48 + key.utf8.count
+            let placement = try IndexSurgery.placement(in: fixture.cache, key: key)
+            if header + value.count < DiskCache.segmentRecordThreshold {
+                #expect(placement == .inline, "\(key)")
+            } else if header + value.count <= Self.limit {
+                #expect(placement == .segment, "\(key)")
+            } else {
+                #expect(placement == .file, "\(key)")
+            }
             if header + value.count <= Self.limit {
                 #expect(record.map { Data($0.suffix(value.count)) } == value && record?.count == header + value.count)
             } else {
                 #expect(record == nil, "\(key) should have a file")
             }
         }
+        // The two records from 2 KiB to the limit share one segment file.
         let expectedFiles = Set(try ["w", "size 200000"].map { key in
             let name = try DiskCache.fileName(forKey: key)
             return name.prefix(2) + "/" + name
-        })
+        } + ["segment-1"])
         #expect(Set(fixture.files) == expectedFiles)
     }
 
@@ -83,12 +92,14 @@ struct DiskIndexTests {
         ("not a record", { _ in Array("not an entry".utf8) }),
     ]
 
-    @Test("A damaged record inside the index is a miss, removed and logged; the others are intact", arguments: 0..<11)
-    func damagedRecord(damage: Int) throws {
+    @Test(
+        "A damaged record inside the index or a segment is a miss, removed and logged; the others are intact",
+        arguments: 0..<11, [500, 4000])
+    func damagedRecord(damage: Int, byteCount: Int) throws {
         let fixture = try makeFixture()
         defer { fixture.remove() }
         let (name, damaged) = Self.damages[damage]
-        let value = StressValue.make(key: "victim", version: 1, byteCount: 4000)
+        let value = StressValue.make(key: "victim", version: 1, byteCount: byteCount)
         try fixture.cache.store(value, forKey: "victim")
         try fixture.cache.store(Data("intact".utf8), forKey: "bystander")
         let record = try #require(try IndexSurgery.record(in: fixture.cache, key: "victim"))
@@ -294,17 +305,18 @@ struct DiskIndexTests {
                 return try count.step() ? count.int(0) * 4096 : 0
             }
         }
-        for index in 0..<400 {
-            try fixture.cache.store(Data(repeating: UInt8(truncatingIfNeeded: index), count: 16_000), forKey: "k\(index)", expiry: index < 300 ? .seconds(10) : .never)
+        // Records of 1.5 KiB: inside the index.
+        for index in 0..<4000 {
+            try fixture.cache.store(Data(repeating: UInt8(truncatingIfNeeded: index), count: 1500), forKey: "k\(index)", expiry: index < 3000 ? .seconds(10) : .never)
         }
         let before = try pageBytes()
         #expect(before > 6_000_000)
         fixture.clock.advance(by: 11)
-        #expect(try fixture.cache.removeExpired() == 300)
+        #expect(try fixture.cache.removeExpired() == 3000)
         let after = try pageBytes()
         #expect(after < before / 3, "\(before) -> \(after) bytes")
-        for index in 300..<400 {
-            #expect(try fixture.cache.data(forKey: "k\(index)") == Data(repeating: UInt8(index % 256), count: 16_000))
+        for index in 3000..<4000 {
+            #expect(try fixture.cache.data(forKey: "k\(index)") == Data(repeating: UInt8(index % 256), count: 1500))
         }
         try fixture.cache.removeAll()
         #expect(try pageBytes() < 64 * 1024)

@@ -13,9 +13,10 @@ import HoardSystem
 /// with one row per entry, holding the entry's record itself when it is small.
 ///
 /// Rows are keyed by the SHA-256 of the entry's key and hold the key, the record's length, the
-/// creation, expiration and last-use dates, and either the whole record (the same self-checking
-/// bytes an entry file holds: see ``DiskCache/Entry/Header``) or `NULL` when the entry lives in a
-/// file of its own. See the DocC article *Disk format* for the crash story.
+/// creation, expiration and last-use dates, and where the record is (the same self-checking bytes
+/// an entry file holds: see ``DiskCache/Entry/Header``): the whole record when it is smaller than
+/// ``DiskCache/segmentRecordThreshold``, its segment file and offset when it is in one, or neither
+/// when the entry lives in a file of its own. See the DocC article *Disk format* for the crash story.
 ///
 /// Connections are pooled: each caller takes one, uses it alone, and gives it back. When the
 /// database is rebuilt (it was damaged, see ``discardDatabase(openedAs:)``), connections of the
@@ -34,8 +35,9 @@ final class DiskIndex: Sendable {
     /// 12% faster and store 1 KiB and 16 KiB records 25-35% slower (Benchmarks/RESULTS.md).
     static let pageByteCount = 4096
 
-    /// The schema this version writes, kept in `PRAGMA user_version`.
-    static let schemaVersion = 1
+    /// The schema this version writes, kept in `PRAGMA user_version`: 1 kept every small record
+    /// inside the index, 2 adds segment files for records from ``DiskCache/segmentRecordThreshold`` on.
+    static let schemaVersion = 2
 
     /// The database's path.
     let path: String
@@ -53,7 +55,8 @@ final class DiskIndex: Sendable {
         path = rootPath + "/" + Self.fileName
     }
 
-    /// Creates the schema when the database is new, and checks its version.
+    /// Creates the schema when the database is new, brings one of schema 1 (records inside the
+    /// index only) to this version, and checks its version.
     ///
     /// - Returns: Whether the schema was created (the database was new or empty).
     /// - Throws: ``SQLiteError``; ``DiskCacheError/unsupportedFormat(path:marker:)`` for a schema
@@ -61,35 +64,63 @@ final class DiskIndex: Sendable {
     @discardableResult
     func prepare() throws -> Bool {
         try withConnection { connection in
-            let version = try connection.statement("PRAGMA user_version")
-            defer { version.reset() }
-            let found = try version.step() ? version.int(0) : 0
-            version.reset()
+            let found = try schemaVersion(on: connection)
             guard found <= Self.schemaVersion else {
                 throw DiskCacheError.unsupportedFormat(path: path, marker: "index schema \(found)")
             }
             guard found < Self.schemaVersion else { return false }
-            // Only a new, empty database takes auto_vacuum; WAL mode is then kept in the file.
-            try connection.execute("PRAGMA page_size = \(Self.pageByteCount); PRAGMA auto_vacuum = INCREMENTAL")
-            try connection.execute("PRAGMA journal_mode = WAL")
-            try connection.writeTransaction {
-                try connection.execute(
-                    """
-                    CREATE TABLE IF NOT EXISTS entries (
-                        hash BLOB NOT NULL PRIMARY KEY,
-                        key TEXT NOT NULL,
-                        size INTEGER NOT NULL,
-                        created REAL NOT NULL,
-                        expires REAL,
-                        used REAL NOT NULL,
-                        record BLOB
-                    );
-                    CREATE INDEX IF NOT EXISTS entries_by_use ON entries (used, size);
-                    PRAGMA user_version = \(Self.schemaVersion);
-                    """)
+            if found == 0 {
+                // Only a new, empty database takes auto_vacuum; WAL mode is then kept in the file.
+                try connection.execute("PRAGMA page_size = \(Self.pageByteCount); PRAGMA auto_vacuum = INCREMENTAL")
+                try connection.execute("PRAGMA journal_mode = WAL")
             }
-            return true
+            return try connection.writeTransaction {
+                // Another process may have done it meanwhile: the version is read again under the lock.
+                switch try schemaVersion(on: connection) {
+                case 0:
+                    try connection.execute(
+                        """
+                        CREATE TABLE entries (
+                            hash BLOB NOT NULL PRIMARY KEY,
+                            key TEXT NOT NULL,
+                            size INTEGER NOT NULL,
+                            created REAL NOT NULL,
+                            expires REAL,
+                            used REAL NOT NULL,
+                            record BLOB,
+                            segment INTEGER,
+                            offset INTEGER
+                        );
+                        CREATE INDEX entries_by_use ON entries (used, size);
+                        \(Self.segmentsTable)
+                        PRAGMA user_version = \(Self.schemaVersion);
+                        """)
+                    return true
+                case 1:
+                    try connection.execute(
+                        """
+                        ALTER TABLE entries ADD COLUMN segment INTEGER;
+                        ALTER TABLE entries ADD COLUMN offset INTEGER;
+                        \(Self.segmentsTable)
+                        PRAGMA user_version = \(Self.schemaVersion);
+                        """)
+                    return false
+                default:
+                    return false
+                }
+            }
         }
+    }
+
+    /// The segment files (see ``DiskCache/SegmentFiles``): an identifier never used twice
+    /// (`AUTOINCREMENT`) and how many bytes of the file are committed records.
+    private static let segmentsTable =
+        "CREATE TABLE segments (id INTEGER PRIMARY KEY AUTOINCREMENT, length INTEGER NOT NULL);"
+
+    private func schemaVersion(on connection: SQLiteConnection) throws -> Int {
+        let version = try connection.statement("PRAGMA user_version")
+        defer { version.reset() }
+        return try version.step() ? version.int(0) : 0
     }
 
     /// Runs `body` with a connection of the current generation, taken from the pool (or opened)

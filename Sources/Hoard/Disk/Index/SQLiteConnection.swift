@@ -91,6 +91,9 @@ final class SQLiteConnection: @unchecked Sendable {
     /// Rows changed by the last statement.
     var changes: Int { Int(sqlite3_changes(handle)) }
 
+    /// The rowid of the last row inserted on this connection.
+    var lastInsertRowID: Int { Int(sqlite3_last_insert_rowid(handle)) }
+
     /// `path` with the characters a `file:` URI gives meaning to (`%`, `?`, `#`) escaped.
     static func uriEscaped(_ path: String) -> String {
         var escaped = ""

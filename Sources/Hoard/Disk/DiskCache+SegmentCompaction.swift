@@ -1,0 +1,163 @@
+import Foundation
+import HoardSystem
+
+extension DiskCache {
+    /// Records moved per transaction when a segment is compacted: a writer in another thread or
+    /// process waits at most one batch.
+    static let compactionBatchRecordCount = 256
+
+    /// Gives back the space that removed and replaced records leave in segment files.
+    ///
+    /// A segment that no row names is removed. A segment other than the newest whose live records
+    /// fill half of it or less has them copied to the newest segment, ``compactionBatchRecordCount``
+    /// at a time, each batch one write transaction that appends the copies and points the rows at
+    /// them; then the segment is removed. Readers are never blocked: one that looked a record up
+    /// at its old place reads it there through a handle it has open, or looks it up again. A
+    /// process killed during a batch loses that batch's copies only (bytes past the newest
+    /// segment's committed end); killed after a segment's row went, it leaves a file no row names,
+    /// which the next compaction removes with the other strays: segment files that no row of the
+    /// `segments` table names, listed while holding the write lock (so that none is being made).
+    ///
+    /// - Returns: How many segment files were removed.
+    /// - Throws: ``DiskCacheError`` when the index cannot be read or written, or the folder listed.
+    /// - Complexity: O(m) for m entries (one scan of the index), plus the bytes of the live
+    ///   records moved.
+    @discardableResult
+    func compactSegments() throws -> Int {
+        let (lengths, live) = try withIndex(writing: false) { connection -> ([Int: Int], [Int: Int]) in
+            var lengths: [Int: Int] = [:]
+            let all = try connection.statement("SELECT id, length FROM segments")
+            defer { all.reset() }
+            while try all.step() { lengths[all.int(0)] = all.int(1) }
+            all.reset()
+            var live: [Int: Int] = [:]
+            let sums = try connection.statement(
+                "SELECT segment, SUM(size) FROM entries WHERE segment IS NOT NULL GROUP BY segment")
+            defer { sums.reset() }
+            while try sums.step() { live[sums.int(0)] = sums.int(1) }
+            return (lengths, live)
+        }
+        let newest = lengths.keys.max()
+        var removed = 0
+        for (id, length) in lengths.sorted(by: { $0.key < $1.key }) {
+            let liveBytes = live[id] ?? 0
+            if liveBytes > 0 {
+                guard id != newest, liveBytes * 2 <= length else { continue }
+                try moveRecords(outOf: id)
+            }
+            if try removeSegment(id) { removed += 1 }
+        }
+        removed += try removeStraySegmentFiles()
+        return removed
+    }
+
+    // MARK: - Private
+
+    /// Copies the records of segment `id` to the newest segment, a batch per transaction; a
+    /// record found damaged on the way loses its row instead.
+    private func moveRecords(outOf id: Int) throws {
+        while true {
+            let (count, damaged) = try withIndex(writing: true) { connection in
+                try connection.writeTransaction { () -> (Int, [(hash: [UInt8], reason: String)]) in
+                    let select = try connection.statement(
+                        "SELECT hash, key, offset, size FROM entries WHERE segment = ?1 LIMIT ?2")
+                    defer { select.reset() }
+                    select.bind(1, id)
+                    select.bind(2, Self.compactionBatchRecordCount)
+                    var rows: [(hash: [UInt8], key: String, offset: Int, size: Int)] = []
+                    while try select.step() {
+                        rows.append((select.blob(0), select.text(1), select.int(2), select.int(3)))
+                    }
+                    select.reset()
+                    var damaged: [(hash: [UInt8], reason: String)] = []
+                    for row in rows {
+                        let location = SegmentLocation(id: id, offset: row.offset)
+                        switch try readSegmentRecord(
+                            at: location, byteCount: row.size, expectedKey: row.key, keepExpired: true, now: configuration.now())
+                        {
+                        case .found(let entry):
+                            var record = entry.header.encoded()
+                            record.append(contentsOf: entry.payload)
+                            let moved = try record.withUnsafeBytes { try appendToSegment($0, on: connection) }
+                            let update = try connection.statement(
+                                "UPDATE entries SET segment = ?2, offset = ?3 WHERE hash = ?1")
+                            defer { update.reset() }
+                            update.bind(1, row.hash)
+                            update.bind(2, moved.id)
+                            update.bind(3, moved.offset)
+                            try update.run()
+                        case .damaged(let reason), .unavailable(let reason):
+                            damaged.append((row.hash, reason))
+                            _ = try deleteRow(row.hash, on: connection)
+                        case .expired:  // not returned with keepExpired; an expired record need not move
+                            _ = try deleteRow(row.hash, on: connection)
+                        }
+                    }
+                    return (rows.count, damaged)
+                }
+            }
+            for (hash, reason) in damaged { logDamagedRecord(hash: hash, reason: reason) }
+            guard count > 0 else { return }
+        }
+    }
+
+    /// Removes segment `id`'s row and then its file, if no entry row names it.
+    private func removeSegment(_ id: Int) throws -> Bool {
+        let isGone = try withIndex(writing: true) { connection in
+            try connection.writeTransaction {
+                let named = try connection.statement("SELECT 1 FROM entries WHERE segment = ?1 LIMIT 1")
+                defer { named.reset() }
+                named.bind(1, id)
+                guard try !named.step() else { return false }
+                named.reset()
+                let delete = try connection.statement("DELETE FROM segments WHERE id = ?1")
+                defer { delete.reset() }
+                delete.bind(1, id)
+                try delete.run()
+                return true
+            }
+        }
+        guard isGone else { return false }
+        try removeSegmentFile(id)
+        return true
+    }
+
+    /// Removes the segment files that the `segments` table does not name, holding the write lock
+    /// while it lists them, so that no segment is being made meanwhile.
+    private func removeStraySegmentFiles() throws -> Int {
+        let strays = try withIndex(writing: true) { connection in
+            try connection.writeTransaction { () -> [Int] in
+                let names: [String]
+                switch FileSystem.contentsOfDirectory(rootPath) {
+                case .success(let listed): names = listed
+                case .failure(let error):
+                    throw DiskCacheError.directoryUnavailable(path: rootPath, call: error.call, errno: error.errno)
+                }
+                let onDisk = names.compactMap(SegmentFiles.id(inFileName:))
+                guard !onDisk.isEmpty else { return [] }
+                var known = Set<Int>()
+                let all = try connection.statement("SELECT id FROM segments")
+                defer { all.reset() }
+                while try all.step() { known.insert(all.int(0)) }
+                let strays = onDisk.filter { !known.contains($0) }
+                for id in strays { try removeSegmentFile(id) }
+                return strays
+            }
+        }
+        if !strays.isEmpty {
+            configuration.logger.debug(
+                "Removed segment files no index row names", metadata: ["path": .string(rootPath), "files": "\(strays.count)"])
+        }
+        return strays.count
+    }
+
+    /// Removes segment `id`'s file if it is a regular file (never what a link points to).
+    private func removeSegmentFile(_ id: Int) throws {
+        segments.forget(id)
+        let path = segments.path(of: id)
+        guard case .success(let status) = FileSystem.linkStatus(path), status.kind == .regular else { return }
+        if case .failure(let error) = FileSystem.removeFile(path) {
+            throw DiskCacheError.removeFailed(path: path, call: error.call, errno: error.errno)
+        }
+    }
+}

@@ -1,0 +1,128 @@
+import Foundation
+import HoardSystem
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The segment files of one cache folder that this process has open, shared by its threads.
+///
+/// A segment file (`segment-<id>` in the cache folder) holds records one after another. Bytes are
+/// only ever appended at the committed end, under the index's write lock, and a segment's
+/// identifier is never used twice (the index's `segments` table is `AUTOINCREMENT`), so the bytes
+/// at a segment and offset that a row names never change while the file exists: a reader needs
+/// no lock beyond the index lookup that gave it the location. A file is removed only when no row
+/// names it (compaction moved its records away); a reader that looked it up just before still
+/// reads it through a handle it has open, or finds it gone and looks the key up again.
+///
+/// Handles are opened without following symbolic links, only on regular files, and kept open
+/// until the file is found unlinked (checked at most once per ``recheckInterval`` for reading,
+/// before every append for writing), so that this process does not keep the space of a removed
+/// segment, nor append to one.
+final class SegmentFiles: Sendable {
+    /// An open segment file; closed when the last reader lets it go.
+    final class Handle: Sendable {
+        let descriptor: Int32
+        let path: String
+
+        init(descriptor: Int32, path: String) {
+            self.descriptor = descriptor
+            self.path = path
+        }
+
+        deinit { FileSystem.close(descriptor) }
+    }
+
+    /// Why a segment file cannot be opened.
+    enum OpenFailure: Error, Sendable {
+        /// The file is not there (removed by a compaction, or never written).
+        case missing
+        /// Something other than a regular file is there: left alone.
+        case notRegularFile(String)
+        /// A system call failed.
+        case system(SystemCallError)
+    }
+
+    /// How often a kept handle is checked for a file that has been unlinked.
+    static let recheckInterval: Duration = .seconds(1)
+
+    private let rootPath: String
+    private let handles = Lock([Key: (handle: Handle, checked: ContinuousClock.Instant)]())
+
+    private struct Key: Hashable {
+        var id: Int
+        var writable: Bool
+    }
+
+    init(rootPath: String) {
+        self.rootPath = rootPath
+    }
+
+    /// The file name of segment `id`.
+    static func fileName(of id: Int) -> String { "segment-\(id)" }
+
+    /// The identifier in a segment file's name, or `nil` when `name` is not one.
+    static func id(inFileName name: String) -> Int? {
+        guard name.hasPrefix("segment-") else { return nil }
+        let digits = name.utf8.dropFirst(8)
+        guard (1...18).contains(digits.count), digits.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+        return Int(String(decoding: digits, as: UTF8.self))
+    }
+
+    /// The path of segment `id`.
+    func path(of id: Int) -> String { rootPath + "/" + Self.fileName(of: id) }
+
+    /// An open handle on segment `id`: for reading, or (`writable`) for appending, created when
+    /// missing. Call `writable` only under the index's write lock.
+    func handle(_ id: Int, writable: Bool) -> Result<Handle, OpenFailure> {
+        let key = Key(id: id, writable: writable)
+        let now = ContinuousClock.now
+        let kept = handles.withLock { handles -> Handle? in
+            guard let (handle, checked) = handles[key] else { return nil }
+            // A writer checks every time: it must never append to a file that is no longer there.
+            guard writable || now - checked >= Self.recheckInterval else { return handle }
+            if case .success(let status) = FileSystem.status(of: handle.descriptor), status.linkCount > 0 {
+                handles[key] = (handle, now)
+                return handle
+            }
+            handles[key] = nil
+            return nil
+        }
+        if let kept { return .success(kept) }
+        let path = path(of: id)
+        let flags = writable ? O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW : FileSystem.readOnlyFlags
+        let descriptor: Int32
+        switch FileSystem.open(path, flags: flags) {
+        case .success(let opened): descriptor = opened
+        case .failure(let error) where error.errno == ENOENT: return .failure(.missing)
+        case .failure(let error) where error.errno == ELOOP || error.errno == EMLINK:
+            return .failure(.notRegularFile("a symbolic link"))
+        case .failure(let error): return .failure(.system(error))
+        }
+        let handle = Handle(descriptor: descriptor, path: path)
+        switch FileSystem.status(of: descriptor) {
+        case .success(let status) where status.kind == .regular: break
+        case .success(let status): return .failure(.notRegularFile("\(status.kind)"))
+        case .failure(let error): return .failure(.system(error))
+        }
+        handles.withLock { $0[key] = (handle, now) }
+        return .success(handle)
+    }
+
+    /// Forgets the handles on segment `id` (its file was removed); readers still using one keep it.
+    func forget(_ id: Int) {
+        handles.withLock { handles in
+            handles[Key(id: id, writable: false)] = nil
+            handles[Key(id: id, writable: true)] = nil
+        }
+    }
+
+    /// Forgets every handle.
+    func forgetAll() {
+        handles.withLock { $0.removeAll() }
+    }
+}

@@ -1,0 +1,233 @@
+import Foundation
+import HoardTestSupport
+import Testing
+
+@testable import Hoard
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Records from 2 KiB to the inline limit, kept in shared segment files: placement, compaction,
+/// damage, strays, links, a full disk, and indexes of the schema before segments.
+@Suite("DiskCache segment files")
+struct DiskSegmentTests {
+    /// A 4 MiB limit: segments of 1 MiB, so that a few hundred records fill several.
+    private func makeFixture(function: String = #function) throws -> DiskCacheFixture {
+        try DiskCacheFixture(
+            sizeLimit: 4 << 20, inlineEntryLimit: DiskCache.Configuration.defaultInlineEntryLimit, function: function)
+    }
+
+    private func segmentFiles(_ fixture: DiskCacheFixture) -> [String: Int] {
+        var sizes: [String: Int] = [:]
+        for name in fixture.files where name.hasPrefix("segment-") {
+            let path = fixture.folder.cacheURL.appending(path: name).path(percentEncoded: false)
+            sizes[name] = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? -1
+        }
+        return sizes
+    }
+
+    @Test("Records from 2 KiB to the limit share segment files: no file per entry, each read back exactly")
+    func sharedFiles() throws {
+        let fixture = try makeFixture()
+        defer { fixture.remove() }
+        var values: [String: Data] = [:]
+        for index in 0..<200 {
+            let key = "value \(index)"
+            values[key] = StressValue.make(key: key, version: 1, byteCount: 2000 + index * 100)
+            try fixture.cache.store(try #require(values[key]), forKey: key)
+        }
+        #expect(fixture.files.allSatisfy { $0.hasPrefix("segment-") }, "\(fixture.files)")
+        #expect((2...20).contains(segmentFiles(fixture).count), "\(segmentFiles(fixture))")
+        let other = try DiskCache(directory: fixture.folder.cacheURL)  // as another process sees them
+        for (key, value) in values {
+            #expect(try fixture.cache.data(forKey: key) == value, "\(key)")
+            #expect(try other.data(forKey: key) == value, "\(key)")
+            #expect(try IndexSurgery.placement(in: fixture.cache, key: key) == .segment)
+        }
+    }
+
+    @Test("Compaction gives back the space of replaced and removed records; readers keep reading right")
+    func compaction() throws {
+        let fixture = try makeFixture()
+        defer { fixture.remove() }
+        let keys = (0..<240).map { "k\($0)" }
+        for key in keys { try fixture.cache.store(StressValue.make(key: key, version: 1, byteCount: 16_000), forKey: key) }
+        // Another instance reads everything first, so it holds the old segments open.
+        let other = try DiskCache(directory: fixture.folder.cacheURL)
+        for key in keys { #expect(try other.data(forKey: key) == StressValue.make(key: key, version: 1, byteCount: 16_000)) }
+        var expected: [String: Data] = [:]
+        for (index, key) in keys.enumerated() {
+            switch index % 3 {
+            case 0: expected[key] = StressValue.make(key: key, version: 1, byteCount: 16_000)
+            case 1: try fixture.cache.remove(forKey: key)
+            default:
+                expected[key] = StressValue.make(key: key, version: 2, byteCount: 9_000)
+                try fixture.cache.store(try #require(expected[key]), forKey: key)
+            }
+        }
+        let before = segmentFiles(fixture)
+        try fixture.cache.trim()
+        let after = segmentFiles(fixture)
+        let live: Int = expected.values.reduce(0) { $0 + $1.count + 48 + 4 }
+        let bytesBefore: Int = before.values.reduce(0, +)
+        let bytesAfter: Int = after.values.reduce(0, +)
+        let bound: Int = 2 * live + fixture.cache.segmentByteLimit
+        #expect(bytesAfter < bytesBefore * 2 / 3, "\(before) -> \(after)")
+        #expect(bytesAfter <= bound, "\(after), live \(live)")
+        #expect(Set(after.keys) != Set(before.keys), "no segment was compacted away: \(before) -> \(after)")
+        for key in keys {
+            #expect(try fixture.cache.data(forKey: key) == expected[key], "\(key)")
+            #expect(try other.data(forKey: key) == expected[key], "\(key), read by the other instance")
+        }
+        #expect(fixture.log.lines(containing: "damaged").isEmpty)
+        try fixture.cache.removeAll()
+        #expect(segmentFiles(fixture).isEmpty)
+        #expect(try fixture.cache.keys().isEmpty)
+    }
+
+    @Test("A row out of step with its segment (past its end, segment gone) is a miss, removed and logged")
+    func rowOutOfStep() throws {
+        let fixture = try makeFixture()
+        defer { fixture.remove() }
+        for key in ["a", "b", "c"] {
+            try fixture.cache.store(StressValue.make(key: key, version: 1, byteCount: 5000), forKey: key)
+        }
+        let location = try #require(try IndexSurgery.segmentLocation(in: fixture.cache, key: "a"))
+        try fixture.cache.index.withConnection { connection in
+            try connection.execute("UPDATE entries SET offset = 1000000 WHERE key = 'a'")
+            try connection.execute("UPDATE entries SET segment = 999 WHERE key = 'b'")
+        }
+        #expect(try fixture.cache.data(forKey: "a") == nil)
+        #expect(try fixture.cache.data(forKey: "b") == nil)
+        #expect(try fixture.cache.data(forKey: "c") == StressValue.make(key: "c", version: 1, byteCount: 5000))
+        #expect(fixture.log.lines(containing: "Removed damaged disk cache entry").count == 2)
+        #expect(try fixture.cache.keys() == ["c"])
+        // The segment file itself is untouched by the misses.
+        #expect(FileManager.default.fileExists(atPath: location.path))
+    }
+
+    @Test("What a killed store or compaction leaves (bytes past the end, a stray segment) is written over or removed; a link is left alone")
+    func leftovers() throws {
+        let fixture = try makeFixture()
+        defer { fixture.remove() }
+        let root = fixture.folder.cacheURL.path(percentEncoded: false)
+        try fixture.cache.store(StressValue.make(key: "a", version: 1, byteCount: 5000), forKey: "a")
+        // Bytes past the committed end, as a killed append leaves them.
+        let location = try #require(try IndexSurgery.segmentLocation(in: fixture.cache, key: "a"))
+        let handle = try #require(FileHandle(forUpdatingAtPath: location.path))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(repeating: 0xEE, count: 7000))
+        try handle.close()
+        try fixture.cache.store(StressValue.make(key: "b", version: 1, byteCount: 5000), forKey: "b")
+        #expect(try IndexSurgery.segmentLocation(in: fixture.cache, key: "b")?.offset == location.offset + location.count)
+        // A segment no row names, as a compaction killed after its commit leaves it; and a link.
+        let outside = fixture.folder.url.appending(path: "outside").path(percentEncoded: false)
+        try Data("not the cache's".utf8).write(to: URL(filePath: outside))
+        try Data(repeating: 1, count: 100).write(to: URL(filePath: root + "/segment-77"))
+        try FileManager.default.createSymbolicLink(atPath: root + "/segment-78", withDestinationPath: outside)
+        try fixture.cache.trim()
+        #expect(!FileManager.default.fileExists(atPath: root + "/segment-77"))
+        #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: root + "/segment-78")) == outside)
+        #expect(try Data(contentsOf: URL(filePath: outside)) == Data("not the cache's".utf8))
+        for key in ["a", "b"] {
+            #expect(try fixture.cache.data(forKey: key) == StressValue.make(key: key, version: 1, byteCount: 5000))
+        }
+    }
+
+    @Test("A segment file that is a symbolic link is never followed: a typed error, and what it points to is untouched")
+    func linkedSegment() throws {
+        let fixture = try makeFixture()
+        defer { fixture.remove() }
+        try fixture.cache.store(StressValue.make(key: "a", version: 1, byteCount: 5000), forKey: "a")
+        let location = try #require(try IndexSurgery.segmentLocation(in: fixture.cache, key: "a"))
+        let outside = fixture.folder.url.appending(path: "outside").path(percentEncoded: false)
+        try FileManager.default.moveItem(atPath: location.path, toPath: outside)
+        let original = try Data(contentsOf: URL(filePath: outside))
+        try FileManager.default.createSymbolicLink(atPath: location.path, withDestinationPath: outside)
+        let fresh = try DiskCache(directory: fixture.folder.cacheURL)  // no handle open from before
+        #expect(throws: DiskCacheError.self) { try fresh.data(forKey: "a") }
+        #expect(throws: DiskCacheError.self) {
+            try fresh.store(StressValue.make(key: "b", version: 1, byteCount: 5000), forKey: "b")
+        }
+        try fresh.removeAll()
+        #expect(try Data(contentsOf: URL(filePath: outside)) == original)
+        #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: location.path)) == outside)
+    }
+
+    @Test(
+        "A full disk while appending to a segment throws ENOSPC; stored entries stay readable, and space comes back",
+        .enabled(if: Tmpfs.canMount, "needs root with mount(2) for a tmpfs; mounting failed here"))
+    func fullDisk() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let mountPoint = folder.url.appending(path: "mnt").path(percentEncoded: false)
+        try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
+        try Tmpfs.mount(at: mountPoint, byteCount: 1 << 20)
+        defer { Tmpfs.unmount(mountPoint) }
+        let cache = try DiskCache(directory: URL(filePath: mountPoint + "/cache"))
+        var stored: [String: Data] = [:]
+        var failure: DiskCacheError?
+        for index in 0..<100 {
+            let key = "k\(index)"
+            let value = StressValue.make(key: key, version: 1, byteCount: 16_000)
+            do {
+                try cache.store(value, forKey: key)
+                stored[key] = value
+            } catch let error as DiskCacheError {
+                failure = error
+                break
+            }
+        }
+        let error = try #require(failure, "a 1 MiB tmpfs never filled up")
+        #expect(error.errno == ENOSPC && error.path?.hasPrefix(mountPoint + "/cache/") == true, "\(error)")
+        #expect(!stored.isEmpty)
+        for (key, value) in stored { #expect(try cache.data(forKey: key) == value, "\(key)") }
+        // Space comes back (the file system grows: the index needs room for its log even to remove).
+        #if os(Linux)
+            #expect(Glibc.mount("tmpfs", mountPoint, "tmpfs", UInt(MS_REMOUNT), "size=\(2 << 20)") == 0)
+        #endif
+        for key in stored.keys.sorted().dropFirst(4) { try cache.remove(forKey: key) }
+        try cache.trim()
+        let after = StressValue.make(key: "after", version: 1, byteCount: 16_000)
+        try cache.store(after, forKey: "after")
+        #expect(try cache.data(forKey: "after") == after)
+        for key in stored.keys.sorted().prefix(4) { #expect(try cache.data(forKey: key) == stored[key]) }
+        cache.segments.forgetAll()
+        cache.index.closeIdleConnections()
+    }
+
+    @Test("An index of schema 1 (records only inside it) is brought up to date: its records read back, new ones go to segments")
+    func schemaOneIndex() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let small = StressValue.make(key: "small", version: 1, byteCount: 1000)
+        do {
+            let cache = try DiskCache(directory: folder.cacheURL)
+            try cache.store(small, forKey: "small")
+            try cache.index.withConnection { connection in
+                // What schema 1 was: no segment columns, no segments table.
+                try connection.execute(
+                    """
+                    ALTER TABLE entries DROP COLUMN segment; ALTER TABLE entries DROP COLUMN offset;
+                    DROP TABLE segments; PRAGMA user_version = 1;
+                    """)
+            }
+            cache.index.closeIdleConnections()
+        }
+        let cache = try DiskCache(directory: folder.cacheURL)
+        #expect(try cache.data(forKey: "small") == small)
+        let large = StressValue.make(key: "large", version: 1, byteCount: 30_000)
+        try cache.store(large, forKey: "large")
+        #expect(try IndexSurgery.placement(in: cache, key: "large") == .segment)
+        #expect(try cache.data(forKey: "large") == large)
+        let version = try cache.index.withConnection { connection -> Int in
+            let statement = try connection.statement("PRAGMA user_version")
+            defer { statement.reset() }
+            return try statement.step() ? statement.int(0) : -1
+        }
+        #expect(version == DiskIndex.schemaVersion && version == 2)
+    }
+}
