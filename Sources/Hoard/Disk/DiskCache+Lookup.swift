@@ -64,9 +64,9 @@ extension DiskCache {
     }
 
     /// The lookup's query, made once: statements are cached by their text, and building it for
-    /// every read cost 8% of a 1 KiB read.
-    private static let lookupQuery =
-        "SELECT \(Placement.column), used, size, length(record), record, segment, offset FROM entries WHERE hash = ?1"
+    /// every read cost 6% of a 1 KiB read. The placement is told from which columns are `NULL`,
+    /// without an expression for SQLite to evaluate.
+    private static let lookupQuery = "SELECT used, size, segment, offset, record FROM entries WHERE hash = ?1"
 
     private func readIndexed(
         hash: [UInt8], key: String, keepExpired: Bool, now: Date, on connection: SQLiteConnection
@@ -75,19 +75,18 @@ extension DiskCache {
         defer { select.reset() }
         select.bind(1, hash)
         guard try select.step() else { return .missing }
-        let lastUsed = select.double(1)
-        let row = IndexRow(
-            hash: hash, byteCount: select.int(2), lastUsed: lastUsed,
-            placement: Placement(rawValue: select.int(0)) ?? .file)
-        switch row.placement {
+        let lastUsed = select.double(0)
+        let placement: Placement = !select.isNull(4) ? .inline : select.isNull(2) ? .file : .segment
+        let row = IndexRow(hash: hash, byteCount: select.int(1), lastUsed: lastUsed, placement: placement)
+        switch placement {
         case .file: return .file(row)
-        case .segment: return .segment(row, SegmentLocation(id: select.int(5), offset: select.int(6)))
+        case .segment: return .segment(row, SegmentLocation(id: select.int(2), offset: select.int(3)))
         case .inline: break
         }
-        guard select.int(3) <= Self.maximumInlineRecordByteCount else {
-            return .damaged("record of \(select.int(3)) bytes is longer than any Hoard writes", row)
-        }
         let record = select.borrowedBlob(4)
+        guard record.count <= Self.maximumInlineRecordByteCount else {
+            return .damaged("record of \(record.count) bytes is longer than any Hoard writes", row)
+        }
         switch Self.verifyRecord(record, expectedKey: key) {
         case .failure(let damage):
             return .damaged(damage.description, row)
