@@ -2,15 +2,18 @@ import Foundation
 import HoardSystem
 
 extension DiskCache {
-    /// Records moved per transaction when a segment is compacted: a writer in another thread or
-    /// process waits at most one batch.
+    /// Records moved per transaction when a segment is compacted, at most: a writer in another
+    /// thread or process waits at most one batch.
     static let compactionBatchRecordCount = 256
+    /// Bytes moved per transaction when a segment is compacted, at most (a batch ends at the
+    /// record that reaches it).
+    static let compactionBatchByteCount = 4 << 20
 
     /// Gives back the space that removed and replaced records leave in segment files.
     ///
     /// A segment that no row names is removed. A segment other than the newest whose live records
     /// fill half of it or less has them copied to the newest segment, ``compactionBatchRecordCount``
-    /// at a time, each batch one write transaction that appends the copies and points the rows at
+    /// records or ``compactionBatchByteCount`` bytes at a time, each batch one write transaction that appends the copies and points the rows at
     /// them; then the segment is removed. Readers are never blocked: one that looked a record up
     /// at its old place reads it there through a handle it has open, or looks it up again. A
     /// process killed during a batch loses that batch's copies only (bytes past the newest
@@ -70,7 +73,9 @@ extension DiskCache {
                     }
                     select.reset()
                     var damaged: [(hash: [UInt8], reason: String)] = []
-                    for row in rows {
+                    var batchBytes = 0
+                    for row in rows where batchBytes < Self.compactionBatchByteCount {
+                        batchBytes += row.size
                         let location = SegmentLocation(id: id, offset: row.offset)
                         switch try readSegmentRecord(
                             at: location, byteCount: row.size, expectedKey: row.key, keepExpired: true, now: configuration.now())
