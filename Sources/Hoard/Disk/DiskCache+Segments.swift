@@ -32,12 +32,7 @@ extension DiskCache {
     /// - Throws: ``DiskCacheError/writeFailed(path:call:errno:)`` naming the segment file or the index
     ///   (`ENOSPC` for a full disk: nothing committed, the old value stays).
     func storeInSegment(header: Entry.Header, payload: Data, hash: [UInt8], now: Date) throws -> WriteOutcome {
-        var header = header
-        var checksum = CRC32C()
-        payload.withUnsafeBytes { checksum.update($0) }
-        header.payloadChecksum = checksum.value
-        var record = header.encoded()
-        record.append(contentsOf: payload)
+        let (header, record) = Self.record(header: header, payload: payload)
         let replaced = try withIndex(writing: true) { connection in
             try connection.writeTransaction {
                 let old = try indexRow(hash, on: connection)

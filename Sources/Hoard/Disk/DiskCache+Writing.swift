@@ -25,12 +25,7 @@ extension DiskCache {
     ///
     /// - Throws: ``DiskCacheError/writeFailed(path:call:errno:)`` naming the index.
     func storeInline(header: Entry.Header, payload: Data, hash: [UInt8], now: Date) throws -> WriteOutcome {
-        var header = header
-        var checksum = CRC32C()
-        payload.withUnsafeBytes { checksum.update($0) }
-        header.payloadChecksum = checksum.value
-        var record = header.encoded()
-        record.append(contentsOf: payload)
+        let (header, record) = Self.record(header: header, payload: payload)
         let replaced = try withIndex(writing: true) { connection in
             try connection.writeTransaction {
                 let old = try indexRow(hash, on: connection)
@@ -42,6 +37,18 @@ extension DiskCache {
         }
         if replaced?.placement == .file { _ = try? removeEntryFile(ofHash: hash) }
         return WriteOutcome(byteCount: record.count, replacedByteCount: replaced?.byteCount ?? 0)
+    }
+
+    /// The record of `payload` under `header`: the header, with the payload's checksum computed
+    /// here, then the payload.
+    static func record(header: Entry.Header, payload: Data) -> (header: Entry.Header, bytes: [UInt8]) {
+        var header = header
+        var checksum = CRC32C()
+        payload.withUnsafeBytes { checksum.update($0) }
+        header.payloadChecksum = checksum.value
+        var record = header.encoded()
+        record.append(contentsOf: payload)
+        return (header, record)
     }
 
     /// Stores a record in a file of its own (see ``writeEntryFile(header:payload:location:now:)``),
