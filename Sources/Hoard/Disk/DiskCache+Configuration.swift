@@ -35,8 +35,9 @@ extension DiskCache {
         /// abandoned instead.
         public var abandonedTemporaryFileAge: TimeInterval
         /// Entries whose record (header, key and value) is at most this many bytes (default
-        /// ``defaultInlineEntryLimit``) are kept inside the cache's index database rather than in a
-        /// file of their own: storing one creates no file. 0 gives every entry its own file. At
+        /// ``defaultInlineEntryLimit``) share files rather than each having a file of its own:
+        /// storing one creates no file. Records under 2 KiB are kept inside the cache's index
+        /// database, larger ones in shared segment files. 0 gives every entry its own file. At
         /// most ``maximumInlineEntryLimit``.
         public var inlineEntryLimit: Int
         /// Where damaged entries, trims and removed temporary files are reported.
@@ -54,8 +55,8 @@ extension DiskCache {
         ///   - recencyUpdateInterval: The granularity of recency tracking, in seconds.
         ///   - rescanInterval: How often writes re-scan the folder, in seconds.
         ///   - abandonedTemporaryFileAge: The age fallback for abandoned temporary files, in seconds.
-        ///   - inlineEntryLimit: The largest record kept inside the index, in bytes, 0 through
-        ///     ``maximumInlineEntryLimit``.
+        ///   - inlineEntryLimit: The largest record kept in shared files (the index, or a
+        ///     segment), in bytes, 0 through ``maximumInlineEntryLimit``.
         ///   - logger: The logger; default label `"Hoard.DiskCache"`.
         ///   - now: The clock; default `Date.init`.
         /// - Complexity: O(1).

@@ -21,7 +21,8 @@ extension DiskCache {
     static let cacheDirectoryTagFileName = "CACHEDIR.TAG"
 
     /// The on-disk format this version reads and writes: 2, entries indexed in `index.sqlite` and
-    /// small ones kept inside it. Format 1 (one file per entry, no index) is indexed when opened.
+    /// small ones kept inside it or in segment files. Format 1 (one file per entry, no index) is
+    /// indexed when opened.
     static let formatVersion = 2
 
     /// The format before the index: one file per entry.

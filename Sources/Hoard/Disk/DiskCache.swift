@@ -8,8 +8,9 @@ import Logging
 /// creation and expiration dates, the payload length and CRC-32C checksums, then the key and the
 /// payload. An **index**, the SQLite database `index.sqlite` in the folder (WAL mode), has one row
 /// per entry, keyed by the SHA-256 of its key: the key, the record's length, its dates, when it was
-/// last used, and the record itself when it is at most ``Configuration/inlineEntryLimit`` bytes
-/// (68 KiB by default), so that storing a small entry creates no file. A larger record is a file
+/// last used, and where the record is: inside the row when it is under 2 KiB, in a shared segment
+/// file (`segment-<id>`) up to ``Configuration/inlineEntryLimit`` bytes (68 KiB by default), so
+/// that storing a small entry creates no file. A larger record is a file
 /// named by the SHA-256 of its key (lowercase hex) in a subfolder named by its first two hex
 /// digits: `<directory>/3f/3fa1…`. Keys are never part of a path, so any string
 /// (`"../../etc/passwd"`, `"/"`, a NUL, emoji, 64 KiB of text) is a valid key. A record that does
@@ -17,17 +18,18 @@ import Logging
 /// <doc:DiskFormat> describes the format and what a crash at any moment leaves.
 ///
 /// **Ownership.** The cache deletes and overwrites only what it made: its index, entry files
-/// (regular files with entry names in shard folders) and its own temporary files, through
-/// descriptors opened without following symbolic links. It never removes a folder, and refuses a
-/// folder it did not make (see ``init(directory:configuration:)``).
+/// (regular files with entry names in shard folders), segment files and its own temporary files,
+/// through descriptors opened without following symbolic links. It never removes a folder, and
+/// refuses a folder it did not make (see ``init(directory:configuration:)``).
 ///
-/// **Writes** of a small record are one SQLite transaction. A large record goes to a temporary
-/// file in `<directory>/tmp/`, is written in full and renamed over the entry with `rename(2)`,
-/// then its row is written. Readers (in any process) see the old entry, the new one or a miss,
-/// never a mix. Nothing is `fsync`ed: a cache may lose its last writes in a power cut, a file torn
-/// by one fails its length or checksum check, and an index damaged by one is rebuilt. A writer holds an `flock(2)` lock on its
-/// temporary file; ``trim()`` removes every temporary file nobody holds, which is what a killed
-/// writer leaves behind.
+/// **Writes** of a small record are one SQLite transaction (a record in a segment is appended under
+/// its write lock). A large record goes to a temporary file in `<directory>/tmp/`, is written in
+/// full and renamed over the entry with `rename(2)`, then its row is written. Readers (in any
+/// process) see the old entry, the new one or a miss, never a mix. Nothing is `fsync`ed: a cache
+/// may lose its last writes in a power cut, a file torn by one fails its length or checksum check,
+/// and an index damaged by one is rebuilt. A writer holds an `flock(2)` lock on its temporary file;
+/// ``trim()`` removes every temporary file nobody holds, which is what a killed writer leaves
+/// behind.
 ///
 /// **Size** is bounded by ``Configuration/sizeLimit``, counted in record bytes, while the process
 /// runs: each write adds to an approximate running total, and when it passes the limit (or the
