@@ -127,24 +127,34 @@ extension DiskCache {
         return true
     }
 
-    /// Removes the segment files that the `segments` table does not name, holding the write lock
-    /// while it lists them, so that no segment is being made meanwhile.
+    /// Removes the segment files that the `segments` table does not name. A file is made inside
+    /// the write transaction that adds its row, so the files found without a row are checked
+    /// again holding the write lock: a segment being made meanwhile has its row by then.
     private func removeStraySegmentFiles() throws -> Int {
+        let names: [String]
+        switch FileSystem.contentsOfDirectory(rootPath) {
+        case .success(let listed): names = listed
+        case .failure(let error):
+            throw DiskCacheError.directoryUnavailable(path: rootPath, call: error.call, errno: error.errno)
+        }
+        let onDisk = names.compactMap(SegmentFiles.id(inFileName:))
+        guard !onDisk.isEmpty else { return 0 }
+        let known = { (connection: SQLiteConnection) throws -> Set<Int> in
+            var known = Set<Int>()
+            let all = try connection.statement("SELECT id FROM segments")
+            defer { all.reset() }
+            while try all.step() { known.insert(all.int(0)) }
+            return known
+        }
+        let unnamed = try withIndex(writing: false) { connection in
+            let named = try known(connection)
+            return onDisk.filter { !named.contains($0) }
+        }
+        guard !unnamed.isEmpty else { return 0 }
         let strays = try withIndex(writing: true) { connection in
             try connection.writeTransaction { () -> [Int] in
-                let names: [String]
-                switch FileSystem.contentsOfDirectory(rootPath) {
-                case .success(let listed): names = listed
-                case .failure(let error):
-                    throw DiskCacheError.directoryUnavailable(path: rootPath, call: error.call, errno: error.errno)
-                }
-                let onDisk = names.compactMap(SegmentFiles.id(inFileName:))
-                guard !onDisk.isEmpty else { return [] }
-                var known = Set<Int>()
-                let all = try connection.statement("SELECT id FROM segments")
-                defer { all.reset() }
-                while try all.step() { known.insert(all.int(0)) }
-                let strays = onDisk.filter { !known.contains($0) }
+                let named = try known(connection)
+                let strays = unnamed.filter { !named.contains($0) }
                 for id in strays { try removeSegmentFile(id) }
                 return strays
             }

@@ -49,6 +49,10 @@ final class SegmentFiles: Sendable {
 
     /// How often a kept handle is checked for a file that has been unlinked.
     static let recheckInterval: Duration = .seconds(1)
+    /// How many handles are kept open at most; past it, one is let go for each one opened (a
+    /// reader still using it keeps it until done). A large cache has hundreds of segments, and a
+    /// process has a limit on open files.
+    static let maximumKeptHandles = 64
 
     private let rootPath: String
     private let handles = Lock([Key: (handle: Handle, checked: ContinuousClock.Instant)]())
@@ -109,7 +113,10 @@ final class SegmentFiles: Sendable {
         case .success(let status): return .failure(.notRegularFile("\(status.kind)"))
         case .failure(let error): return .failure(.system(error))
         }
-        handles.withLock { $0[key] = (handle, now) }
+        handles.withLock { handles in
+            if handles.count >= Self.maximumKeptHandles, let any = handles.keys.first { handles[any] = nil }
+            handles[key] = (handle, now)
+        }
         return .success(handle)
     }
 
