@@ -128,6 +128,9 @@ final class SegmentFiles: Sendable {
         }
     }
 
+    /// How many handles are kept now.
+    var keptHandleCount: Int { handles.withLock { $0.count } }
+
     /// Forgets every handle.
     func forgetAll() {
         handles.withLock { $0.removeAll() }
