@@ -258,7 +258,7 @@ extension DiskCache {
     static let payloadReadPiece = 256 * 1024
 
     /// Up to `count` bytes from `offset` (fewer at the end of the file).
-    private func read(_ descriptor: Int32, count: Int, at offset: Int, path: String) throws -> [UInt8] {
+    func read(_ descriptor: Int32, count: Int, at offset: Int, path: String) throws -> [UInt8] {
         try [UInt8](unsafeUninitializedCapacity: count) { buffer, initializedCount in
             switch FileSystem.readFully(descriptor, into: UnsafeMutableRawBufferPointer(buffer), at: offset) {
             case .success(let readCount):

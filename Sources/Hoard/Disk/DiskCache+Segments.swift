@@ -24,29 +24,10 @@ extension DiskCache {
         min(max(configuration.sizeLimit / 4, 1 << 20), 32 << 20)
     }
 
-    /// Stores a record in the current segment file and points the index at it, in one write
-    /// transaction: the bytes are written past the segment's committed end, then the end and the
-    /// row are committed together. A process killed in between leaves bytes past the end, which
-    /// the next append writes over; readers see the old record or the new one.
-    ///
-    /// - Throws: ``DiskCacheError/writeFailed(path:call:errno:)`` naming the segment file or the index
-    ///   (`ENOSPC` for a full disk: nothing committed, the old value stays).
-    func storeInSegment(header: Entry.Header, payload: Data, hash: [UInt8], now: Date) throws -> WriteOutcome {
-        let (header, record) = Self.record(header: header, payload: payload)
-        let replaced = try withIndex(writing: true) { connection in
-            try connection.writeTransaction {
-                let old = try indexRow(hash, on: connection)
-                let location = try record.withUnsafeBytes { try appendToSegment($0, on: connection) }
-                try upsertRow(hash: hash, header: header, used: now, record: nil, segment: location, on: connection)
-                return old
-            }
-        }
-        if replaced?.placement == .file { _ = try? removeEntryFile(ofHash: hash) }
-        return WriteOutcome(byteCount: record.count, replacedByteCount: replaced?.byteCount ?? 0)
-    }
-
     /// Writes `record` at the end of the newest segment (starting a new one when it is full) and
-    /// moves the segment's committed end; call inside a write transaction.
+    /// moves the segment's committed end; call inside a write transaction. The bytes go past the
+    /// committed end first, and the end moves with the commit: a process killed in between leaves
+    /// bytes past the end, which the next append writes over.
     ///
     /// - Returns: The segment and offset that now hold the record, once the transaction commits.
     /// - Throws: ``DiskCacheError/writeFailed(path:call:errno:)``.
@@ -171,15 +152,7 @@ extension DiskCache {
             let headerByteCount = Entry.Header.fixedByteCount + row.key.utf8.count
             let count = max(0, min(row.size, headerByteCount + 16 * 1024))
             guard case .success(let handle) = segments.handle(row.location.id, writable: false) else { continue }
-            let prefix = try [UInt8](unsafeUninitializedCapacity: count) { buffer, initializedCount in
-                switch FileSystem.readFully(handle.descriptor, into: UnsafeMutableRawBufferPointer(buffer), at: row.location.offset) {
-                case .success(let readCount):
-                    initializedCount = readCount
-                case .failure(let error):
-                    initializedCount = 0
-                    throw DiskCacheError.readFailed(path: handle.path, call: error.call, errno: error.errno)
-                }
-            }
+            let prefix = try read(handle.descriptor, count: count, at: row.location.offset, path: handle.path)
             if shouldRemove(row.key, prefix[min(headerByteCount, prefix.count)...]) {
                 picked.append((row.hash, row.key, row.lastUsed))
             }

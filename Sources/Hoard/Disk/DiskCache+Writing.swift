@@ -18,19 +18,27 @@ extension DiskCache {
         var replacedByteCount: Int
     }
 
-    /// Stores a record inside the index: one transaction reads the row it replaces and writes the
-    /// new one, so that readers in any process see the old record or the new one. When the old
-    /// record was a file of its own, the file is removed after the commit (a crash in between
-    /// leaves a stale file that ``reconcileIndex()`` removes).
+    /// Stores a record in the shared files: inside the index under ``segmentRecordThreshold``,
+    /// else appended to the newest segment (see ``appendToSegment(_:on:)``). One transaction reads
+    /// the row it replaces, writes the record and the new row, so that readers in any process see
+    /// the old record or the new one. When the old record was a file of its own, the file is
+    /// removed after the commit (a crash in between leaves a stale file that ``reconcileIndex()``
+    /// removes).
     ///
-    /// - Throws: ``DiskCacheError/writeFailed(path:call:errno:)`` naming the index.
-    func storeInline(header: Entry.Header, payload: Data, hash: [UInt8], now: Date) throws -> WriteOutcome {
+    /// - Throws: ``DiskCacheError/writeFailed(path:call:errno:)`` naming the index or the segment
+    ///   (`ENOSPC` for a full disk: nothing committed, the old value stays).
+    func storeShared(header: Entry.Header, payload: Data, hash: [UInt8], now: Date) throws -> WriteOutcome {
         let (header, record) = Self.record(header: header, payload: payload)
         let replaced = try withIndex(writing: true) { connection in
             try connection.writeTransaction {
                 let old = try indexRow(hash, on: connection)
-                try record.withUnsafeBytes {
-                    try upsertRow(hash: hash, header: header, used: now, record: $0, on: connection)
+                try record.withUnsafeBytes { bytes in
+                    if bytes.count < Self.segmentRecordThreshold {
+                        try upsertRow(hash: hash, header: header, used: now, record: bytes, on: connection)
+                    } else {
+                        let location = try appendToSegment(bytes, on: connection)
+                        try upsertRow(hash: hash, header: header, used: now, record: nil, segment: location, on: connection)
+                    }
                 }
                 return old
             }

@@ -169,13 +169,9 @@ public final class DiskCache: Sendable {
             payloadByteCount: data.count, payloadChecksum: 0)  // computed while writing
         let hash = try Self.keyHash(key)
         let written =
-            if header.fileByteCount > configuration.inlineEntryLimit {
-                try storeInFile(header: header, payload: data, hash: hash, now: now)
-            } else if header.fileByteCount >= Self.segmentRecordThreshold {
-                try storeInSegment(header: header, payload: data, hash: hash, now: now)
-            } else {
-                try storeInline(header: header, payload: data, hash: hash, now: now)
-            }
+            header.fileByteCount <= configuration.inlineEntryLimit
+            ? try storeShared(header: header, payload: data, hash: hash, now: now)
+            : try storeInFile(header: header, payload: data, hash: hash, now: now)
         noteWrite(written)
     }
 
