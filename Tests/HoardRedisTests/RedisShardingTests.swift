@@ -13,10 +13,12 @@ private typealias Fixtures = RedisTierFixtures
 struct RedisShardingTests {
     static let namespace = "shards"
 
-    /// Short deadlines and back-offs, so that a dead server costs little and a restarted one is
-    /// probed again soon.
-    static func configuration(_ servers: [RedisServer]) throws -> RedisTier.Configuration {
-        try Fixtures.tierConfiguration(servers, namespace: namespace, timeout: .seconds(2)) {
+    /// Short back-offs, so that a restarted server is probed again soon, and a short deadline
+    /// unless `timeout` says otherwise, so that a hung server costs little.
+    static func configuration(
+        _ servers: [RedisServer], timeout: Duration = .seconds(2)
+    ) throws -> RedisTier.Configuration {
+        try Fixtures.tierConfiguration(servers, namespace: namespace, timeout: timeout) {
             $0.retryInterval = .milliseconds(200)
             $0.maximumRetryInterval = .milliseconds(400)
         }
@@ -28,7 +30,10 @@ struct RedisShardingTests {
         defer { scratch.remove() }
         try await withRedisServer { first in
             try await withRedisServer { second in
-                let configuration = try Self.configuration([first, second])
+                // A killed server refuses at once: the deadline only matters to the live one,
+                // whose every answer is checked, so it is long (2 s was once outlasted under
+                // ThreadSanitizer in CI, by the contract test's commands).
+                let configuration = try Self.configuration([first, second], timeout: .seconds(15))
                 try await Fixtures.withMachines(in: scratch, configuration: configuration) { a, b in
                     try await Self.spreadKillRestart(a, b, first, second)
                 }
