@@ -38,7 +38,7 @@ extension DiskCache {
         /// The row at `statement`'s current step, which selected ``rowColumns`` first.
         init(_ statement: SQLiteStatement) {
             self.init(
-                hash: statement.blob(0), byteCount: statement.int(1), lastUsed: statement.double(2),
+                hash: statement.blob(0), byteCount: statement.byteCount(1), lastUsed: statement.double(2),
                 placement: Placement(rawValue: statement.int(3)) ?? .file)
         }
     }
@@ -125,7 +125,7 @@ extension DiskCache {
         select.bind(1, hash)
         guard try select.step() else { return nil }
         return IndexRow(
-            hash: hash, byteCount: select.int(0), lastUsed: select.double(1),
+            hash: hash, byteCount: select.byteCount(0), lastUsed: select.double(1),
             placement: Placement(rawValue: select.int(2)) ?? .file)
     }
 

@@ -42,7 +42,7 @@ extension DiskCache {
             var infos: [EntryInfo] = []
             while try select.step() {
                 let key = select.text(0)
-                let size = select.int(1)
+                let size = select.byteCount(1)
                 infos.append(
                     EntryInfo(
                         key: key, payloadByteCount: max(0, size - Entry.Header.fixedByteCount - key.utf8.count),

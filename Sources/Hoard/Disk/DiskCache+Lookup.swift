@@ -77,7 +77,7 @@ extension DiskCache {
         guard try select.step() else { return .missing }
         let lastUsed = select.double(0)
         let placement: Placement = !select.isNull(4) ? .inline : select.isNull(2) ? .file : .segment
-        let row = IndexRow(hash: hash, byteCount: select.int(1), lastUsed: lastUsed, placement: placement)
+        let row = IndexRow(hash: hash, byteCount: select.byteCount(1), lastUsed: lastUsed, placement: placement)
         switch placement {
         case .file: return .file(row)
         case .segment: return .segment(row, SegmentLocation(id: select.int(2), offset: select.int(3)))
@@ -120,8 +120,10 @@ extension DiskCache {
 
     /// Reads an entry the index places in a segment. What it finds there that is not the record
     /// (a file gone or too short, other bytes) is first taken for a compaction that moved the
-    /// record since the lookup, and the key is looked up once more; found again, the row is out of
-    /// step with the files, and is removed and logged.
+    /// record since the lookup, or for a handle kept on a file since replaced: the handle is let
+    /// go, the key looked up once more, and the record read again through a handle opened anew,
+    /// at the same place or a new one. Not found then, the row is out of step with the files, and
+    /// is removed and logged.
     private func readSegmentEntry(
         hash: [UInt8], key: String, row: IndexRow, at location: SegmentLocation, options: ReadOptions, now: Date
     ) throws -> IndexedRead {
@@ -144,7 +146,6 @@ extension DiskCache {
                         hash: hash, key: key, keepExpired: options.contains(.keepExpired), now: now, on: connection)
                 }
                 guard case .segment(let newRow, let newLocation) = again else { return again }
-                if newRow == row, newLocation == location { return .damaged(reason, row) }
                 (row, location) = (newRow, newLocation)
             }
         }

@@ -31,13 +31,14 @@ extension DiskCache {
             var lengths: [Int: Int] = [:]
             let all = try connection.statement("SELECT id, length FROM segments")
             defer { all.reset() }
-            while try all.step() { lengths[all.int(0)] = all.int(1) }
+            while try all.step() { lengths[all.int(0)] = all.byteCount(1) }
             all.reset()
             var live: [Int: Int] = [:]
             let sums = try connection.statement(
-                "SELECT segment, SUM(size) FROM entries WHERE segment IS NOT NULL GROUP BY segment")
+                "SELECT segment, total(size) FROM entries WHERE segment IS NOT NULL GROUP BY segment")
             defer { sums.reset() }
-            while try sums.step() { live[sums.int(0)] = sums.int(1) }
+            // total(), unlike sum(), does not fail on damaged sizes that overflow.
+            while try sums.step() { live[sums.int(0)] = sums.byteCount(1) }
             return (lengths, live)
         }
         let newest = lengths.keys.max()
@@ -69,7 +70,7 @@ extension DiskCache {
                     select.bind(2, Self.compactionBatchRecordCount)
                     var rows: [(hash: [UInt8], key: String, offset: Int, size: Int)] = []
                     while try select.step() {
-                        rows.append((select.blob(0), select.text(1), select.int(2), select.int(3)))
+                        rows.append((select.blob(0), select.text(1), select.int(2), select.byteCount(3)))
                     }
                     select.reset()
                     var damaged: [(hash: [UInt8], reason: String)] = []

@@ -35,15 +35,21 @@ extension DiskCache {
         let newest = try connection.statement("SELECT id, length FROM segments ORDER BY id DESC LIMIT 1")
         defer { newest.reset() }
         var location: SegmentLocation
-        if try newest.step(), newest.int(1) == 0 || newest.int(1) + record.count <= segmentByteLimit {
-            location = SegmentLocation(id: newest.int(0), offset: newest.int(1))
+        var isNew = false
+        // A length outside 0...limit (a damaged row) starts a new segment rather than an append
+        // at a place nobody can trust.
+        if try newest.step(), case let length = newest.int(1),
+            length == 0 || (length > 0 && length <= segmentByteLimit - record.count)
+        {
+            location = SegmentLocation(id: newest.int(0), offset: length)
         } else {
             try connection.statement("INSERT INTO segments (length) VALUES (0)").run()
             location = SegmentLocation(id: connection.lastInsertRowID, offset: 0)
+            isNew = true
         }
         newest.reset()
         let handle: SegmentFiles.Handle
-        switch segments.handle(location.id, writable: true) {
+        switch segments.handle(location.id, writable: true, creating: isNew) {
         case .success(let opened): handle = opened
         case .failure(let failure): throw segmentError(failure, id: location.id, writing: true)
         }
@@ -87,7 +93,8 @@ extension DiskCache {
     func readSegmentRecord(
         at location: SegmentLocation, byteCount: Int, expectedKey: String?, keepExpired: Bool, now: Date
     ) throws -> SegmentRead {
-        guard (Entry.Header.fixedByteCount...Self.maximumInlineRecordByteCount).contains(byteCount), location.offset >= 0
+        guard (Entry.Header.fixedByteCount...Self.maximumInlineRecordByteCount).contains(byteCount),
+            (0...SQLiteStatement.maximumByteCount).contains(location.offset)
         else {
             return .damaged("row gives a record of \(byteCount) bytes at offset \(location.offset)")
         }
@@ -129,10 +136,29 @@ extension DiskCache {
     /// The live entries in segments that `shouldRemove` picks by their key and the first bytes of
     /// their payload (up to 16 KiB, unverified, as for inline records), read from the segments.
     ///
+    /// A segment that is gone by the time its rows are read (a compaction in another process moved
+    /// its records) starts the pass again with the rows as they are now. In the third pass a row
+    /// naming a segment that is gone is out of step with the files, not an entry (a read of its
+    /// key is a miss, and removes it), and is passed over.
+    ///
     /// - Throws: ``DiskCacheError`` when the index or a segment cannot be read.
     func pickSegmentEntries(
         now: Date, where shouldRemove: (_ key: String, _ payloadPrefix: ArraySlice<UInt8>) -> Bool
     ) throws -> [(hash: [UInt8], key: String, lastUsed: Double)] {
+        var pass = 1
+        while true {
+            if let picked = try pickSegmentEntriesOnce(now: now, where: shouldRemove, finalPass: pass == 3) {
+                return picked
+            }
+            pass += 1
+        }
+    }
+
+    /// One pass of ``pickSegmentEntries(now:where:)``: `nil` when a segment was gone, unless
+    /// `finalPass`.
+    private func pickSegmentEntriesOnce(
+        now: Date, where shouldRemove: (_ key: String, _ payloadPrefix: ArraySlice<UInt8>) -> Bool, finalPass: Bool
+    ) throws -> [(hash: [UInt8], key: String, lastUsed: Double)]? {
         let rows = try withIndex(writing: false) { connection in
             let select = try connection.statement(
                 "SELECT hash, key, used, size, segment, offset FROM entries "
@@ -142,8 +168,8 @@ extension DiskCache {
             var rows: [(hash: [UInt8], key: String, lastUsed: Double, size: Int, location: SegmentLocation)] = []
             while try select.step() {
                 rows.append(
-                    (select.blob(0), select.text(1), select.double(2), select.int(3),
-                     SegmentLocation(id: select.int(4), offset: select.int(5))))
+                    (select.blob(0), select.text(1), select.double(2), select.byteCount(3),
+                     SegmentLocation(id: select.int(4), offset: select.byteCount(5))))
             }
             return rows
         }
@@ -151,7 +177,12 @@ extension DiskCache {
         for row in rows {
             let headerByteCount = Entry.Header.fixedByteCount + row.key.utf8.count
             let count = max(0, min(row.size, headerByteCount + 16 * 1024))
-            guard case .success(let handle) = segments.handle(row.location.id, writable: false) else { continue }
+            let handle: SegmentFiles.Handle
+            switch segments.handle(row.location.id, writable: false) {
+            case .success(let opened): handle = opened
+            case .failure(.missing): if finalPass { continue } else { return nil }
+            case .failure(let failure): throw segmentError(failure, id: row.location.id, writing: false)
+            }
             let prefix = try read(handle.descriptor, count: count, at: row.location.offset, path: handle.path)
             if shouldRemove(row.key, prefix[min(headerByteCount, prefix.count)...]) {
                 picked.append((row.hash, row.key, row.lastUsed))
@@ -180,8 +211,8 @@ extension DiskCache {
         case .missing:
             return writing
                 ? .writeFailed(path: path, call: "open", errno: ENOENT) : .readFailed(path: path, call: "open", errno: ENOENT)
-        case .notRegularFile(let kind):
-            return .foreignItem(path: path, reason: "not a regular file (\(kind))")
+        case .foreign(let reason):
+            return .foreignItem(path: path, reason: reason)
         case .system(let error):
             return writing
                 ? .writeFailed(path: path, call: error.call, errno: error.errno)

@@ -71,7 +71,9 @@ extension DiskCache {
         let limit = configuration.sizeLimit
         let rescanInterval = configuration.rescanInterval
         let isDue = state.withLock { state in
-            state.approximateByteCount += outcome.byteCount - outcome.replacedByteCount
+            let (sum, overflow) = state.approximateByteCount.addingReportingOverflow(
+                outcome.byteCount - outcome.replacedByteCount)
+            state.approximateByteCount = overflow ? .max : max(sum, 0)
             return state.isTrimDue(afterWriteAt: landed, now: landed, limit: limit, rescanInterval: rescanInterval)
         }
         guard isDue else { return }
@@ -203,7 +205,7 @@ extension DiskCache {
         try withIndex(writing: false) { connection in
             let sum = try connection.statement("SELECT total(size) FROM entries")
             defer { sum.reset() }
-            return try sum.step() ? sum.int(0) : 0
+            return try sum.step() ? max(sum.int(0), 0) : 0
         }
     }
 
@@ -218,7 +220,7 @@ extension DiskCache {
             while sum < byteCount, try select.step() {
                 let row = IndexRow(select)
                 rows.append(row)
-                sum += row.byteCount
+                sum = min(sum, .max - row.byteCount) + row.byteCount  // saturating: sizes are damageable
             }
             return rows
         }

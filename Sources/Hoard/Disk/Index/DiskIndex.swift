@@ -41,6 +41,8 @@ final class DiskIndex: Sendable {
 
     /// The database's path.
     let path: String
+    /// The cache folder's path.
+    private let rootPath: String
     private let pool = Lock(Pool())
     /// Whether a rebuild is under way in this process (see ``beginRebuild()``).
     private let rebuilding = Lock(false)
@@ -52,6 +54,7 @@ final class DiskIndex: Sendable {
     }
 
     init(rootPath: String) {
+        self.rootPath = rootPath
         path = rootPath + "/" + Self.fileName
     }
 
@@ -95,6 +98,7 @@ final class DiskIndex: Sendable {
                         \(Self.segmentsTable)
                         PRAGMA user_version = \(Self.schemaVersion);
                         """)
+                    try seedSegmentIdentifiers(on: connection)
                     return true
                 case 1:
                     try connection.execute(
@@ -104,6 +108,7 @@ final class DiskIndex: Sendable {
                         \(Self.segmentsTable)
                         PRAGMA user_version = \(Self.schemaVersion);
                         """)
+                    try seedSegmentIdentifiers(on: connection)
                     return false
                 default:
                     return false
@@ -116,6 +121,20 @@ final class DiskIndex: Sendable {
     /// (`AUTOINCREMENT`) and how many bytes of the file are committed records.
     private static let segmentsTable =
         "CREATE TABLE segments (id INTEGER PRIMARY KEY AUTOINCREMENT, length INTEGER NOT NULL);"
+
+    /// Starts a new `segments` table's identifiers past the largest segment file in the folder.
+    /// Files left by an index this one replaces (a damaged or deleted one) then never share a name
+    /// with a new segment, which another process may still read through a handle kept on the old
+    /// file, or append to at the old index's offsets. A folder that cannot be listed starts at 1.
+    private func seedSegmentIdentifiers(on connection: SQLiteConnection) throws {
+        guard case .success(let names) = FileSystem.contentsOfDirectory(rootPath),
+            let largest = names.compactMap(SegmentFiles.id(inFileName:)).max()
+        else { return }
+        let seed = try connection.statement("INSERT INTO sqlite_sequence (name, seq) VALUES ('segments', ?1)")
+        defer { seed.reset() }
+        seed.bind(1, largest)
+        try seed.run()
+    }
 
     private func schemaVersion(on connection: SQLiteConnection) throws -> Int {
         let version = try connection.statement("PRAGMA user_version")

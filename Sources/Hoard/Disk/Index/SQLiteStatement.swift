@@ -99,6 +99,16 @@ final class SQLiteStatement {
         Int(sqlite3_column_int64(handle, column))
     }
 
+    /// The largest value ``byteCount(_:)`` gives: 256 TiB, past any record or segment, and small
+    /// enough that sums of many such values do not overflow.
+    static let maximumByteCount = 1 << 48
+
+    /// A size, length or offset from the index, held to `0...maximumByteCount`: a damaged row's
+    /// value then cannot overflow the arithmetic done with it (the record it names fails its checks).
+    func byteCount(_ column: Int32) -> Int {
+        min(max(int(column), 0), Self.maximumByteCount)
+    }
+
     func double(_ column: Int32) -> Double {
         sqlite3_column_double(handle, column)
     }

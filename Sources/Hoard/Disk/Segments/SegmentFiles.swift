@@ -19,8 +19,9 @@ import HoardSystem
 /// names it (compaction moved its records away); a reader that looked it up just before still
 /// reads it through a handle it has open, or finds it gone and looks the key up again.
 ///
-/// Handles are opened without following symbolic links, only on regular files, and kept open
-/// until the file is found unlinked (checked at most once per ``recheckInterval`` for reading,
+/// Handles are opened without following symbolic links, only on regular files (for appending,
+/// only on files with no other name, and a new segment only on a file this call creates), and
+/// kept open until the file is found unlinked (checked at most once per ``recheckInterval`` for reading,
 /// before every append for writing), so that this process does not keep the space of a removed
 /// segment, nor append to one.
 final class SegmentFiles: Sendable {
@@ -41,8 +42,9 @@ final class SegmentFiles: Sendable {
     enum OpenFailure: Error, Sendable {
         /// The file is not there (removed by a compaction, or never written).
         case missing
-        /// Something other than a regular file is there: left alone.
-        case notRegularFile(String)
+        /// Something the cache must not write or read there (a link, a folder, a file with another
+        /// name, a file it did not make): left alone. The associated value says what.
+        case foreign(String)
         /// A system call failed.
         case system(SystemCallError)
     }
@@ -82,7 +84,11 @@ final class SegmentFiles: Sendable {
 
     /// An open handle on segment `id`: for reading, or (`writable`) for appending, created when
     /// missing. Call `writable` only under the index's write lock.
-    func handle(_ id: Int, writable: Bool) -> Result<Handle, OpenFailure> {
+    ///
+    /// - Parameter creating: Segment `id` is new (its row is not committed yet): the file is made
+    ///   by this call. A regular file already there is what a store killed before its commit left
+    ///   (no committed row can name it), and is replaced; anything else there is refused.
+    func handle(_ id: Int, writable: Bool, creating: Bool = false) -> Result<Handle, OpenFailure> {
         let key = Key(id: id, writable: writable)
         let now = ContinuousClock.now
         let kept = handles.withLock { handles -> Handle? in
@@ -96,21 +102,29 @@ final class SegmentFiles: Sendable {
             handles[key] = nil
             return nil
         }
-        if let kept { return .success(kept) }
+        if let kept, !creating { return .success(kept) }
         let path = path(of: id)
-        let flags = writable ? O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW : FileSystem.readOnlyFlags
+        if creating, case .success(let stray) = FileSystem.linkStatus(path), stray.kind == .regular, stray.linkCount == 1 {
+            _ = FileSystem.unlink(path)
+        }
+        let flags =
+            writable ? O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | (creating ? O_EXCL : 0) : FileSystem.readOnlyFlags
         let descriptor: Int32
         switch FileSystem.open(path, flags: flags) {
         case .success(let opened): descriptor = opened
         case .failure(let error) where error.errno == ENOENT: return .failure(.missing)
         case .failure(let error) where error.errno == ELOOP || error.errno == EMLINK:
-            return .failure(.notRegularFile("a symbolic link"))
+            return .failure(.foreign("a symbolic link"))
+        case .failure(let error) where error.errno == EEXIST: return .failure(.foreign("something already there where a new segment goes"))
         case .failure(let error): return .failure(.system(error))
         }
         let handle = Handle(descriptor: descriptor, path: path)
         switch FileSystem.status(of: descriptor) {
-        case .success(let status) where status.kind == .regular: break
-        case .success(let status): return .failure(.notRegularFile("\(status.kind)"))
+        case .success(let status) where status.kind != .regular: return .failure(.foreign("not a regular file (\(status.kind))"))
+        // Another name for the file (a hard link) means it is not the cache's alone to write.
+        case .success(let status) where writable && status.linkCount != 1:
+            return .failure(.foreign("a file with \(status.linkCount) names (hard links)"))
+        case .success: break
         case .failure(let error): return .failure(.system(error))
         }
         handles.withLock { handles in
