@@ -9,11 +9,12 @@
 //       a rescan interval of 0. Prints one line of counts (see `StressCounts`) and the first
 //       failures; exits 0 when no operation threw, nothing was logged as a warning and every value
 //       read back verified, 1 otherwise.
-//   HoardDiskStress compact-loop DIR KEEP
-//       Stores KEEP values "keep-i" (StressValue, version 1, 8 KiB, kept inside the index), prints
-//       "ready", then over and over stores 200 values "churn-j" that expire within 50 ms, waits
-//       for them to expire, prints "compacting", removes them with removeExpired() (which gives
-//       their pages back a step at a time) and prints "compacted"; until it is killed.
+//   HoardDiskStress compact-loop DIR KEEP CHURN
+//       Stores KEEP values "keep-i" (StressValue, version 1, 8 KiB, in segment files), prints
+//       "ready", then over and over stores CHURN values "churn-j" that expire within 50 ms, waits
+//       for them to expire, prints "compacting", removes them with removeExpired() (which deletes
+//       their rows a batch at a time, gives pages back and compacts segments) and prints
+//       "compacted"; until it is killed.
 //   HoardDiskStress hoard-expire-all DIR
 //       Opens a Hoard on DIR, calls expireAll() and prints "expired" (the Hoard fetching tests).
 //   HoardDiskStress hoard-get DIR KEY
@@ -78,10 +79,13 @@ func writeForever(_ cache: DiskCache, keys: [String], version: UInt64) -> Never 
 }
 
 func compactLoop(_ arguments: [String]) throws -> Never {
-    guard arguments.count == 2, let keepCount = Int(arguments[1]) else { fail("usage: compact-loop DIR KEEP") }
-    // An 8 MiB limit (never reached: about 4 MiB live) makes 2 MiB segments, so that the churn
-    // fills one every round or two and removeExpired() also moves live records out of old ones.
-    let cache = try DiskCache(directory: URL(filePath: arguments[0]), configuration: .init(sizeLimit: 8 << 20))
+    guard arguments.count == 3, let keepCount = Int(arguments[1]), let churnCount = Int(arguments[2]) else {
+        fail("usage: compact-loop DIR KEEP CHURN")
+    }
+    // A 16 MiB limit (never reached by KEEP 300 and CHURN 1000: about 11 MB live) makes 4 MiB
+    // segments, so that the churn fills two a round and removeExpired() also moves live records
+    // out of old ones.
+    let cache = try DiskCache(directory: URL(filePath: arguments[0]), configuration: .init(sizeLimit: 16 << 20))
     for index in 0..<keepCount {
         try cache.store(StressValue.make(key: "keep-\(index)", version: 1, byteCount: 8192), forKey: "keep-\(index)")
     }
@@ -89,7 +93,7 @@ func compactLoop(_ arguments: [String]) throws -> Never {
     var round: UInt64 = 0
     while true {
         round += 1
-        for index in 0..<200 {
+        for index in 0..<churnCount {
             let key = "churn-\(index)"
             try cache.store(
                 StressValue.make(key: key, version: round, byteCount: 8192), forKey: key, expiry: .seconds(0.05))

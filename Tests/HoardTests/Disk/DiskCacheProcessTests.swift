@@ -150,10 +150,13 @@ struct DiskCacheProcessTests {
         defer { folder.remove() }
         let path = folder.cacheURL.path(percentEncoded: false)
         let keepCount = 300
+        // Enough churn that removing it (four batches of rows, then segment steps) takes a few
+        // milliseconds, so that most of the delays below still land inside it.
+        let churnCount = 1000
         var killsDuringCompaction = 0
         let rounds = 10
         for round in 1...rounds {
-            let (process, output) = try StressChild.start(["compact-loop", path, "\(keepCount)"])
+            let (process, output) = try StressChild.start(["compact-loop", path, "\(keepCount)", "\(churnCount)"])
             var lines = ChildLines(output.fileHandleForReading)
             // Blocking waits, as in the kill test above: the kill must land while the child works.
             var compactions = 0
@@ -161,13 +164,14 @@ struct DiskCacheProcessTests {
                 if line == "compacting" { compactions += 1 }
                 if compactions == round % 3 + 1 { break }
             }
-            // removeExpired() deletes 200 rows, then gives their pages back a step at a time.
+            // removeExpired() deletes the churn's rows, then gives pages back and compacts segments.
             usleep([0, 100, 300, 1_000, 3_000][round % 5])
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL)
-            // The child prints "compacted" when removeExpired() returns: without it, the kill landed inside.
-            if !lines.rest().contains("compacted") { killsDuringCompaction += 1 }
+            // The child prints "compacted" when removeExpired() returns: when its last line is
+            // "compacting", the kill landed inside one (the rounds before it printed both).
+            if lines.rest().last == "compacting" { killsDuringCompaction += 1 }
             let log = LogRecorder()
             let cache = try DiskCache(directory: folder.cacheURL, configuration: .init(logger: log.logger()))
             let check = try cache.index.withConnection { connection -> String in
@@ -183,7 +187,7 @@ struct DiskCacheProcessTests {
                     "round \(round): \(key)")
             }
             // Churn values are whole or gone, never wrong.
-            for index in 0..<200 {
+            for index in 0..<churnCount {
                 let key = "churn-\(index)"
                 if let data = try cache.entryIncludingExpired(forKey: key)?.data {
                     #expect(StressValue.verifiedVersion(of: data, key: key) != nil, "round \(round): \(key)")

@@ -51,7 +51,9 @@ struct DiskSegmentHostileTests {
         #expect(fixture.log.lines(containing: "Removed damaged disk cache entry").count == 4)
         // Stored again over the damaged rows, and a newest segment whose length is below zero.
         for key in ["a", "f"] { try cache.store(value(key, version: 2), forKey: key) }
-        try cache.index.withConnection { try $0.execute("UPDATE segments SET length = -5 WHERE id = (SELECT max(id) FROM segments)") }
+        try cache.index.withConnection {
+            try $0.execute("UPDATE segments SET length = -5 WHERE id = (SELECT max(id) FROM segments)")
+        }
         try cache.store(value("g"), forKey: "g")
         try cache.trim()
         for key in ["a", "f"] { #expect(try cache.data(forKey: key) == value(key, version: 2)) }
