@@ -23,7 +23,9 @@ extension RedisTier {
         /// The tier's name in entries, events and statistics (default `"redis"`).
         public var identifier: CacheTierIdentifier
         /// The largest record stored, in bytes (default 8 MiB); larger values stay in the local
-        /// tiers (and any older value of the key is removed from Redis).
+        /// tiers (and any older value of the key is removed from Redis). At most each server's
+        /// ``RedisConfiguration/maximumReplyByteCount`` less 64 bytes, so that a `GET` of it can
+        /// be read back.
         public var maximumValueByteCount: Int
         /// Consecutive failures of a server after which it is skipped (default 3).
         public var failureThreshold: Int
@@ -106,6 +108,13 @@ extension RedisTier {
             }
             guard (1...(512 << 20)).contains(maximumValueByteCount) else {
                 throw refuse("maximumValueByteCount", "\(maximumValueByteCount)", "between 1 and \(512 << 20)")
+            }
+            // A record the tier stores but cannot read back would fail every GET of its key, and
+            // close the connection other commands share.
+            if let server = servers.first(where: { maximumValueByteCount > $0.maximumReplyByteCount - 64 }) {
+                throw refuse(
+                    "maximumValueByteCount", "\(maximumValueByteCount)",
+                    "at most the server's maximumReplyByteCount less 64 (\(server.maximumReplyByteCount - 64))")
             }
             guard (1...1000).contains(failureThreshold) else {
                 throw refuse("failureThreshold", "\(failureThreshold)", "between 1 and 1000")

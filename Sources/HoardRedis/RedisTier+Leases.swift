@@ -11,10 +11,11 @@ extension RedisTier {
         """)
 
     /// Takes the lease on fetching `key` with `SET <key>:lease <token> NX PX <duration>` on the
-    /// key's server.
+    /// key's server; `duration` is held to 1 millisecond through 86,400 seconds.
     public func acquireFetchLease(forKey key: String, duration: Duration) async -> FetchLease {
         guard let (shard, leaseKey) = location(forKey: key, suffix: ":lease") else { return .unavailable }
-        let milliseconds = max(1, duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
+        let held = min(max(duration, .milliseconds(1)), .seconds(86_400))
+        let milliseconds = max(1, held.components.seconds * 1000 + held.components.attoseconds / 1_000_000_000_000_000)
         let token = Self.makeToken()
         let taken = await shard.run("SET NX") { client in
             try await client.set(

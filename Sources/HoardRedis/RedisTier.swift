@@ -179,7 +179,9 @@ public final class RedisTier: SharedCacheTier {
             return dropWrite()
         }
         var expiration: RedisExpiration?
-        if let expiresAt = entry.expiresAt {
+        // An expiry past what PXAT takes (year 287,000 and later) is kept without a TTL: the
+        // record's own date still says when it expires.
+        if let expiresAt = entry.expiresAt, expiresAt.timeIntervalSince1970 * 1000 < Self.latestUnixMilliseconds {
             guard let milliseconds = Self.unixMilliseconds(expiresAt),
                 milliseconds > Self.unixMilliseconds(configuration.now()) ?? 0
             else {
@@ -326,9 +328,13 @@ public final class RedisTier: SharedCacheTier {
     /// stored after it).
     static func unixMilliseconds(_ date: Date, rounding: FloatingPointRoundingRule = .up) -> Int64? {
         let milliseconds = (date.timeIntervalSince1970 * 1000).rounded(rounding)
-        guard milliseconds.isFinite, milliseconds >= 1, milliseconds < 9.0e15 else { return nil }
+        guard milliseconds.isFinite, milliseconds >= 1, milliseconds < latestUnixMilliseconds else { return nil }
         return Int64(milliseconds)
     }
+
+    /// The first moment, in milliseconds since 1970, that ``unixMilliseconds(_:rounding:)`` does
+    /// not give: below it, times are exact in Redis and its Lua.
+    static let latestUnixMilliseconds = 9.0e15
 
     private func dropWrite() {
         counters.count { $0.droppedWrites += 1 }

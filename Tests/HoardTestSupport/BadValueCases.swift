@@ -32,6 +32,7 @@ public enum BadValueCases {
         hoard("expirationMarkRefreshInterval", "nan") { $0.expirationMarkRefreshInterval = .nan },
         hoard("expirationMarkRefreshInterval", "inf") { $0.expirationMarkRefreshInterval = .infinity },
         hoard("expirationMarkRefreshInterval", "-1.0") { $0.expirationMarkRefreshInterval = -1 },
+        hoard("expirationMarkRefreshInterval", "1e+16") { $0.expirationMarkRefreshInterval = 1e16 },
         hoard("defaultExpiry", ".seconds(nan)") { $0.defaultExpiry = .seconds(.nan) },
         hoard("defaultExpiry", ".seconds(inf)") { $0.defaultExpiry = .seconds(.infinity) },
         hoard("expirationPolicy", ".olderThan(-1.0)") { $0.expirationPolicy = .olderThan(-1) },

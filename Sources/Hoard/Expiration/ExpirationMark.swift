@@ -45,7 +45,8 @@ final class ExpirationMark: Sendable {
     ///   - refreshInterval: The longest time another process's mark goes unnoticed, in seconds.
     init(directory: URL?, refreshInterval: TimeInterval, logger: Logger) {
         path = directory.map { $0.appendingPathComponent(Self.fileName).path(percentEncoded: false) }
-        self.refreshInterval = .milliseconds(Int64(max(0, refreshInterval) * 1000))
+        // Validated to 0...86400 by the configuration; held there again before the conversion.
+        self.refreshInterval = .milliseconds(Int64(min(max(0, refreshInterval), 86_400) * 1000))
         self.logger = logger
     }
 

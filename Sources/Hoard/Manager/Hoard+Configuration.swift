@@ -136,6 +136,11 @@ extension Hoard {
                 try InvalidValueError.check(jpegQuality, in: 1...100, "Hoard.Configuration.jpegQuality")
                 try InvalidValueError.check(
                     expirationMarkRefreshInterval, atLeast: 0, "Hoard.Configuration.expirationMarkRefreshInterval")
+                guard expirationMarkRefreshInterval <= 86_400 else {
+                    throw InvalidValueError(
+                        field: "Hoard.Configuration.expirationMarkRefreshInterval",
+                        value: "\(expirationMarkRefreshInterval)", requirement: "at most 86400 seconds")
+                }
                 try InvalidValueError.check(fetchLeaseDuration, atLeast: 0.001, "Hoard.Configuration.fetchLeaseDuration")
                 guard fetchLeaseDuration <= 86_400 else {
                     throw InvalidValueError(

@@ -63,7 +63,8 @@ public struct RedisConfiguration: Sendable, Hashable {
     /// The longest any command may wait for its reply, once written. 5 seconds by default.
     public var commandTimeout: Duration
     /// The largest reply accepted, in bytes, headers included: a larger one fails with
-    /// ``RedisClientError/replyTooLarge(command:maximum:)`` before it is read. 64 MiB by default.
+    /// ``RedisClientError/replyTooLarge(command:maximum:)`` before it is read. 64 MiB by default;
+    /// 1 KiB through 4 GiB.
     public var maximumReplyByteCount: Int
 
     /// A configuration with the given fields.
@@ -127,8 +128,8 @@ public struct RedisConfiguration: Sendable, Hashable {
         }
         guard connectTimeout > .zero else { throw refuse("connectTimeout", "\(connectTimeout)", "positive") }
         guard commandTimeout > .zero else { throw refuse("commandTimeout", "\(commandTimeout)", "positive") }
-        guard maximumReplyByteCount >= 1024 else {
-            throw refuse("maximumReplyByteCount", "\(maximumReplyByteCount)", "at least 1024")
+        guard (1024...(1 << 32)).contains(maximumReplyByteCount) else {
+            throw refuse("maximumReplyByteCount", "\(maximumReplyByteCount)", "between 1024 and \(1 << 32)")
         }
         if let tls {
             if let serverName = tls.serverName, serverName.isEmpty {

@@ -224,8 +224,9 @@ extension RESPParser {
                         .bulkStringTooLong(length: length, maximum: limits.maximumBulkStringLength),
                         at: offset(of: lineStart))
                 }
-                // valueByteCount <= maximum, so the subtraction cannot overflow; nor can length + 2.
-                guard length + 2 <= limits.maximumValueByteCount - valueByteCount else {
+                // valueByteCount <= maximum: the room left is 0 or more, and taking 2 (the CRLF)
+                // from it cannot overflow, where adding 2 to a length near Int.max would.
+                guard length <= limits.maximumValueByteCount - valueByteCount - 2 else {
                     throw RESPParseError(
                         .valueTooLarge(maximum: limits.maximumValueByteCount), at: offset(of: lineStart))
                 }

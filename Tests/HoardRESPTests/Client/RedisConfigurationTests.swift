@@ -93,6 +93,7 @@ struct RedisConfigurationTests {
         adjusted("connectTimeout") { $0.connectTimeout = .zero }
         adjusted("commandTimeout") { $0.commandTimeout = .seconds(-1) }
         adjusted("maximumReplyByteCount") { $0.maximumReplyByteCount = 1023 }
+        adjusted("maximumReplyByteCount") { $0.maximumReplyByteCount = .max }
         adjusted("tls.serverName") { $0.tls = .init(serverName: "") }
         adjusted("tls.trustRoots") { $0.tls = .init(trustRoots: .certificateFile(path: "")) }
         for (field, configuration) in cases {

@@ -175,6 +175,11 @@ struct RESPParserTests {
         // The limit is per value: many small values are fine.
         let many = Array(String(repeating: "$10\r\n0123456789\r\n", count: 10).utf8)
         #expect(parse([many[...]], limits: limits).values.count == 10)
+        // Limits at Int.max: a length of Int.max is refused, not added to (that would trap).
+        let unlimited = try RESPParser.Limits(maximumBulkStringLength: .max, maximumValueByteCount: .max)
+        #expect(
+            parse([Array("$9223372036854775807\r\n".utf8)[...]], limits: unlimited).error
+                == RESPParseError(.valueTooLarge(maximum: .max), at: 0))
     }
 
     @Test("takes a declared length on trust only as far as the bytes go")
