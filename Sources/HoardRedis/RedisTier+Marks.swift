@@ -35,14 +35,17 @@ extension RedisTier {
         guard isDue else { return cached }
         var merged: SharedCacheMarks?
         let keys = Mark.allCases.map { RESPArgument(keyPrefix + $0.rawValue) }
+        let date = configuration.now()
         for shard in shards {
             guard let reply = await shard.run("EVALSHA", { try await $0.eval(Self.readMarks, keys: keys) }) else {
                 continue
             }
             var read = merged ?? SharedCacheMarks()
             if case .array(let values?) = reply, values.count == 2 {
-                read.expiredBefore = Self.later(read.expiredBefore, Self.date(values[0]))
-                read.removedBefore = Self.later(read.removedBefore, Self.date(values[1]))
+                let expired = plausibleMark(values[0], .expiredBefore, now: date)
+                let removed = plausibleMark(values[1], .removedBefore, now: date)
+                read.expiredBefore = Self.later(read.expiredBefore, expired)
+                read.removedBefore = Self.later(read.removedBefore, removed)
             }
             merged = read
         }
@@ -80,6 +83,28 @@ extension RedisTier {
                 try await client.eval(Self.advanceMark, keys: [key], arguments: [RESPArgument(milliseconds)])
             }
         }
+    }
+
+    /// How far ahead of this machine's clock a mark read from a server may lie. Further, it is
+    /// taken for another machine's wrong clock or a damaged key, and ignored (logged once): it
+    /// would make every value stored until then a miss on every machine, and marks never move back.
+    static let markFutureTolerance: TimeInterval = 86_400
+
+    /// The date of a mark read from a server, or `nil` when it is missing, foreign, or more than
+    /// ``markFutureTolerance`` ahead of `now`.
+    private func plausibleMark(_ value: RESPValue, _ mark: Mark, now: Date) -> Date? {
+        guard let date = Self.date(value) else { return nil }
+        guard date.timeIntervalSince(now) > Self.markFutureTolerance else { return date }
+        let isNew = marks.withLock { state in
+            defer { state.ignored = date }
+            return state.ignored != date
+        }
+        if isNew {
+            configuration.logger.warning(
+                "Shared cache mark lies more than a day ahead of this machine's clock; ignored",
+                metadata: ["mark": .string(mark.rawValue), "date": .string("\(date)"), "now": .string("\(now)")])
+        }
+        return nil
     }
 
     /// A mark's value: Unix milliseconds in decimal, or `nil` for a missing or foreign value.

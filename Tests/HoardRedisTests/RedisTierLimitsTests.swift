@@ -9,7 +9,7 @@ import Testing
 private typealias Fixtures = RedisTierFixtures
 
 /// Numbers at the edges: a configuration whose records could not be read back, an expiry past
-/// what `PXAT` takes, and a lease asked for far longer than a day.
+/// what `PXAT` takes, a shared mark far in the future, and a lease asked for far longer than a day.
 @Suite("RedisTier limits")
 struct RedisTierLimitsTests {
     @Test("a maximum value larger than a server's maximum reply (less 64 bytes) is refused, naming the field")
@@ -45,6 +45,37 @@ struct RedisTierLimitsTests {
             try await tier.store(past, forKey: "far")
             #expect(try !Fixtures.exists(key, on: server), "an expired value replaces nothing")
             #expect(tier.statistics.stores == 1 && tier.statistics.errors == 0)
+        }
+    }
+
+    @Test("a shared mark more than a day ahead of the clock is ignored and logged once; one within a day is taken", .requiresRedisServer)
+    func futureMarks() async throws {
+        try await withRedisServer { server in
+            let log = Fixtures.LogRecorder()
+            let tier = try RedisTier(
+                configuration: Fixtures.tierConfiguration([server], namespace: "limits") {
+                    $0.markRefreshInterval = .milliseconds(1)
+                    $0.logger = log.logger
+                })
+            defer { Task { await tier.shutdown() } }
+            let createdAt = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
+            let stored = CacheTierEntry(bytes: Data("kept".utf8), createdAt: createdAt, expiresAt: nil)
+            try await tier.store(stored, forKey: "k")
+            let nowMilliseconds = Int64(createdAt.timeIntervalSince1970) * 1000
+            // Ten days ahead, as a machine with a wrong clock would publish it.
+            _ = try server.command(["SET", "hoard:v1:limits:removed-before", "\(nowMilliseconds + 864_000_000)"])
+            for _ in 0..<3 {
+                try await Task.sleep(for: .milliseconds(5))
+                #expect(await tier.sharedMarks()?.removedBefore == nil)
+                #expect(try await tier.entry(forKey: "k") == stored, "not taken for removed")
+            }
+            #expect(log.lines(containing: "ahead of this machine's clock").count == 1)
+            // An hour ahead is within the tolerance: values created before it are removed.
+            let hourAhead = nowMilliseconds + 3_600_000
+            _ = try server.command(["SET", "hoard:v1:limits:removed-before", "\(hourAhead)"])
+            try await Task.sleep(for: .milliseconds(5))
+            #expect(await tier.sharedMarks()?.removedBefore == Date(timeIntervalSince1970: Double(hourAhead) / 1000))
+            #expect(try await tier.entry(forKey: "k") == nil)
         }
     }
 
