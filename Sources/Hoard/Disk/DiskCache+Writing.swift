@@ -37,7 +37,8 @@ extension DiskCache {
                         try upsertRow(hash: hash, header: header, used: now, record: bytes, on: connection)
                     } else {
                         let location = try appendToSegment(bytes, on: connection)
-                        try upsertRow(hash: hash, header: header, used: now, record: nil, segment: location, on: connection)
+                        try upsertRow(
+                            hash: hash, header: header, used: now, record: nil, segment: location, on: connection)
                     }
                 }
                 return old

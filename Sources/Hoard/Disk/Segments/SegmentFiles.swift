@@ -21,9 +21,9 @@ import HoardSystem
 ///
 /// Handles are opened without following symbolic links, only on regular files (for appending,
 /// only on files with no other name, and a new segment only on a file this call creates), and
-/// kept open until the file is found unlinked (checked at most once per ``recheckInterval`` for reading,
-/// before every append for writing), so that this process does not keep the space of a removed
-/// segment, nor append to one.
+/// kept open until the file is found unlinked (checked at most once per ``recheckInterval`` for
+/// reading, before every append for writing), so that this process does not keep the space of a
+/// removed segment, nor append to one.
 final class SegmentFiles: Sendable {
     /// An open segment file; closed when the last reader lets it go.
     final class Handle: Sendable {
@@ -91,20 +91,12 @@ final class SegmentFiles: Sendable {
     func handle(_ id: Int, writable: Bool, creating: Bool = false) -> Result<Handle, OpenFailure> {
         let key = Key(id: id, writable: writable)
         let now = ContinuousClock.now
-        let kept = handles.withLock { handles -> Handle? in
-            guard let (handle, checked) = handles[key] else { return nil }
-            // A writer checks every time: it must never append to a file that is no longer there.
-            guard writable || now - checked >= Self.recheckInterval else { return handle }
-            if case .success(let status) = FileSystem.status(of: handle.descriptor), status.linkCount > 0 {
-                handles[key] = (handle, now)
-                return handle
-            }
-            handles[key] = nil
-            return nil
-        }
-        if let kept, !creating { return .success(kept) }
+        // A new segment's file is made here, whatever handle is kept under its id.
+        if !creating, let kept = keptHandle(key, now: now) { return .success(kept) }
         let path = path(of: id)
-        if creating, case .success(let stray) = FileSystem.linkStatus(path), stray.kind == .regular, stray.linkCount == 1 {
+        if creating, case .success(let stray) = FileSystem.linkStatus(path),
+            stray.kind == .regular, stray.linkCount == 1
+        {
             _ = FileSystem.unlink(path)
         }
         let flags =
@@ -115,12 +107,14 @@ final class SegmentFiles: Sendable {
         case .failure(let error) where error.errno == ENOENT: return .failure(.missing)
         case .failure(let error) where error.errno == ELOOP || error.errno == EMLINK:
             return .failure(.foreign("a symbolic link"))
-        case .failure(let error) where error.errno == EEXIST: return .failure(.foreign("something already there where a new segment goes"))
+        case .failure(let error) where error.errno == EEXIST:
+            return .failure(.foreign("something already there where a new segment goes"))
         case .failure(let error): return .failure(.system(error))
         }
         let handle = Handle(descriptor: descriptor, path: path)
         switch FileSystem.status(of: descriptor) {
-        case .success(let status) where status.kind != .regular: return .failure(.foreign("not a regular file (\(status.kind))"))
+        case .success(let status) where status.kind != .regular:
+            return .failure(.foreign("not a regular file (\(status.kind))"))
         // Another name for the file (a hard link) means it is not the cache's alone to write.
         case .success(let status) where writable && status.linkCount != 1:
             return .failure(.foreign("a file with \(status.linkCount) names (hard links)"))
@@ -139,6 +133,21 @@ final class SegmentFiles: Sendable {
         handles.withLock { handles in
             handles[Key(id: id, writable: false)] = nil
             handles[Key(id: id, writable: true)] = nil
+        }
+    }
+
+    /// The handle kept under `key`, checked for a file since unlinked (a reader once per
+    /// ``recheckInterval``, a writer every time: it must never append to a file no longer there).
+    private func keptHandle(_ key: Key, now: ContinuousClock.Instant) -> Handle? {
+        handles.withLock { handles -> Handle? in
+            guard let (handle, checked) = handles[key] else { return nil }
+            guard key.writable || now - checked >= Self.recheckInterval else { return handle }
+            if case .success(let status) = FileSystem.status(of: handle.descriptor), status.linkCount > 0 {
+                handles[key] = (handle, now)
+                return handle
+            }
+            handles[key] = nil
+            return nil
         }
     }
 
