@@ -68,7 +68,7 @@ extension DiskCache {
     func withIndex<Result>(writing: Bool, _ body: (SQLiteConnection) throws -> Result) throws -> Result {
         var identity: SQLiteConnection.FileIdentity?
         do {
-            return try index.withConnection { connection in
+            return try index.withConnection(writing: writing) { connection in
                 identity = connection.fileIdentity
                 return try body(connection)
             }
@@ -76,7 +76,7 @@ extension DiskCache {
             defer { index.endRebuild() }
             try rebuildIndex(after: error, openedAs: identity)
             do {
-                return try index.withConnection(body)
+                return try index.withConnection(writing: writing, body)
             } catch let error as SQLiteError {
                 throw indexError(error, writing: writing)
             }

@@ -174,7 +174,7 @@ struct DiskCacheProcessTests {
             if lines.rest().last == "compacting" { killsDuringCompaction += 1 }
             let log = LogRecorder()
             let cache = try DiskCache(directory: folder.cacheURL, configuration: .init(logger: log.logger()))
-            let check = try cache.index.withConnection { connection -> String in
+            let check = try cache.index.withConnection(writing: true) { connection -> String in
                 let statement = try connection.statement("PRAGMA integrity_check")
                 defer { statement.reset() }
                 return try statement.step() ? statement.text(0) : "no answer"

@@ -299,7 +299,7 @@ struct DiskIndexTests {
         let fixture = try makeFixture()
         defer { fixture.remove() }
         let pageBytes = {
-            try fixture.cache.index.withConnection { connection -> Int in
+            try fixture.cache.index.withConnection(writing: true) { connection -> Int in
                 let count = try connection.statement("PRAGMA page_count")
                 defer { count.reset() }
                 return try count.step() ? count.int(0) * 4096 : 0

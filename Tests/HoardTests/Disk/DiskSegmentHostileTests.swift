@@ -32,7 +32,7 @@ struct DiskSegmentHostileTests {
         for key in ["a", "b", "c", "f"] { try cache.store(value(key), forKey: key) }
         try cache.store(value("small", byteCount: 500), forKey: "small")
         let first = try #require(try segmentID(of: "a", in: cache))
-        try cache.index.withConnection { connection in
+        try cache.index.withConnection(writing: true) { connection in
             // Two sizes whose sum overflows (SQLite's sum() fails on it), an offset where a read
             // would overflow off_t, a size below zero, and the newest segment's length at the top.
             try connection.execute("UPDATE entries SET size = 4611686018427387904 WHERE key IN ('a', 'b')")
@@ -51,7 +51,7 @@ struct DiskSegmentHostileTests {
         #expect(fixture.log.lines(containing: "Removed damaged disk cache entry").count == 4)
         // Stored again over the damaged rows, and a newest segment whose length is below zero.
         for key in ["a", "f"] { try cache.store(value(key, version: 2), forKey: key) }
-        try cache.index.withConnection {
+        try cache.index.withConnection(writing: true) {
             try $0.execute("UPDATE segments SET length = -5 WHERE id = (SELECT max(id) FROM segments)")
         }
         try cache.store(value("g"), forKey: "g")
@@ -62,7 +62,7 @@ struct DiskSegmentHostileTests {
         #expect(try cache.data(forKey: "small") == value("small", byteCount: 500))
         // A row naming a segment that is not there is passed over by a removal that reads prefixes.
         try cache.store(value("gone"), forKey: "gone")
-        try cache.index.withConnection { try $0.execute("UPDATE entries SET segment = 999 WHERE key = 'gone'") }
+        try cache.index.withConnection(writing: true) { try $0.execute("UPDATE entries SET segment = 999 WHERE key = 'gone'") }
         #expect(try cache.removeEntryFiles { key, _ in key == "g" } == ["g"])
         #expect(try cache.data(forKey: "gone") == nil)
     }
@@ -83,7 +83,7 @@ struct DiskSegmentHostileTests {
         #expect(try Data(contentsOf: URL(filePath: outside)) == before)
         #expect(try fresh.data(forKey: "a") == value("a"), "reading it is still fine")
         // Where the next segment goes: a hard link is refused, a stray regular file replaced.
-        try fresh.index.withConnection { try $0.execute("UPDATE segments SET length = 9223372036854775807") }
+        try fresh.index.withConnection(writing: true) { try $0.execute("UPDATE segments SET length = 9223372036854775807") }
         let next = fresh.segments.path(of: try #require(try segmentID(of: "a", in: fresh)) + 1)
         try FileManager.default.linkItem(atPath: outside, toPath: next)
         #expect(throws: DiskCacheError.self) { try fresh.store(value("c"), forKey: "c") }

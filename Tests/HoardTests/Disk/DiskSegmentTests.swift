@@ -96,7 +96,7 @@ struct DiskSegmentTests {
             try fixture.cache.store(StressValue.make(key: key, version: 1, byteCount: 5000), forKey: key)
         }
         let location = try #require(try IndexSurgery.segmentLocation(in: fixture.cache, key: "a"))
-        try fixture.cache.index.withConnection { connection in
+        try fixture.cache.index.withConnection(writing: true) { connection in
             try connection.execute("UPDATE entries SET offset = 1000000 WHERE key = 'a'")
             try connection.execute("UPDATE entries SET segment = 999 WHERE key = 'b'")
         }
@@ -207,7 +207,7 @@ struct DiskSegmentTests {
         do {
             let cache = try DiskCache(directory: folder.cacheURL)
             try cache.store(small, forKey: "small")
-            try cache.index.withConnection { connection in
+            try cache.index.withConnection(writing: true) { connection in
                 // What schema 1 was: no segment columns, no segments table.
                 try connection.execute(
                     """
@@ -223,7 +223,7 @@ struct DiskSegmentTests {
         try cache.store(large, forKey: "large")
         #expect(try IndexSurgery.placement(in: cache, key: "large") == .segment)
         #expect(try cache.data(forKey: "large") == large)
-        let version = try cache.index.withConnection { connection -> Int in
+        let version = try cache.index.withConnection(writing: true) { connection -> Int in
             let statement = try connection.statement("PRAGMA user_version")
             defer { statement.reset() }
             return try statement.step() ? statement.int(0) : -1

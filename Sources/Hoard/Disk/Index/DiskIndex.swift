@@ -46,6 +46,11 @@ final class DiskIndex: Sendable {
     private let pool = Lock(Pool())
     /// Whether a rebuild is under way in this process (see ``beginRebuild()``).
     private let rebuilding = Lock(false)
+    /// The read transaction kept open between checkouts (see ``ReadLockHold``).
+    private let readHold = ReadLockHold(duration: readHoldDuration)
+    /// How long ``readHold`` stays open after it begins. Long enough to span thousands of
+    /// lookups, short enough that the commits it keeps from a checkpoint stay few.
+    static let readHoldDuration: Duration = .milliseconds(20)
 
     private struct Pool {
         var idle: [SQLiteConnection] = []
@@ -66,7 +71,7 @@ final class DiskIndex: Sendable {
     ///   newer than this version knows.
     @discardableResult
     func prepare() throws -> Bool {
-        try withConnection { connection in
+        try withConnection(writing: true) { connection in
             let found = try schemaVersion(on: connection)
             guard found <= Self.schemaVersion else {
                 throw DiskCacheError.unsupportedFormat(path: path, marker: "index schema \(found)")
@@ -145,11 +150,28 @@ final class DiskIndex: Sendable {
     /// Runs `body` with a connection of the current generation, taken from the pool (or opened)
     /// and given back afterwards.
     ///
+    /// A reader opens ``readHold`` (unless open) so that the reads after it take no system lock;
+    /// a writer ends it, so that the checkpoint after its commit can copy every commit into the
+    /// database file.
+    ///
+    /// - Parameter writing: Whether `body` may write.
     /// - Throws: What `body` throws; ``SQLiteError`` when no connection can be opened.
-    func withConnection<Result>(_ body: (SQLiteConnection) throws -> Result) throws -> Result {
+    func withConnection<Result>(writing: Bool, _ body: (SQLiteConnection) throws -> Result) throws -> Result {
         let connection = try checkOut()
         defer { checkIn(connection) }
+        if writing {
+            readHold.end()
+        } else {
+            holdReadLock(generation: connection.generation)
+        }
         return try body(connection)
+    }
+
+    /// Opens ``readHold`` unless it is open.
+    private func holdReadLock(generation: Int) {
+        _ = readHold.begin(generation: generation) { generation in
+            try openConnection(generation: generation, busyTimeoutMilliseconds: 0)
+        }
     }
 
     /// Removes the database files, if the file at ``path`` is still the one `identity` names (so
@@ -172,6 +194,7 @@ final class DiskIndex: Sendable {
             pool.generation += 1
             pool.idle.removeAll()
         }
+        readHold.close()
     }
 
     /// Claims the rebuild of a damaged index for the caller; `false` when one is already under way
@@ -207,8 +230,15 @@ final class DiskIndex: Sendable {
             return (pool.idle.popLast(), pool.generation)
         }
         if let reusable { return reusable }
+        return try openConnection(generation: generation, busyTimeoutMilliseconds: Self.busyTimeoutMilliseconds)
+    }
+
+    /// Opens a connection of `generation` and sets its per-connection pragmas.
+    private func openConnection(
+        generation: Int, busyTimeoutMilliseconds: Int32
+    ) throws(SQLiteError) -> SQLiteConnection {
         let connection = try SQLiteConnection(
-            path: path, immutable: !isFolderWritable, busyTimeoutMilliseconds: Self.busyTimeoutMilliseconds,
+            path: path, immutable: !isFolderWritable, busyTimeoutMilliseconds: busyTimeoutMilliseconds,
             generation: generation)
         // Per connection. Nothing is fsynced, as with the entry files: a killed process loses
         // nothing committed (the log is in the kernel's page cache), a power cut or system crash may
@@ -243,6 +273,7 @@ final class DiskIndex: Sendable {
             pool.generation += 1
             pool.idle.removeAll()
         }
+        readHold.close()
     }
 
     private func currentIdentity() -> SQLiteConnection.FileIdentity? {

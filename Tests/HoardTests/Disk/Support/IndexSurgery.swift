@@ -10,13 +10,13 @@ enum IndexSurgery {
     /// Where the index places `key`'s record, or `nil` when there is no row.
     static func placement(in cache: DiskCache, key: String) throws -> DiskCache.Placement? {
         let hash = try DiskCache.keyHash(key)
-        return try cache.index.withConnection { try cache.indexRow(hash, on: $0)?.placement }
+        return try cache.index.withConnection(writing: true) { try cache.indexRow(hash, on: $0)?.placement }
     }
 
     /// The segment, offset and length of `key`'s record, or `nil` when it is not in a segment.
     static func segmentLocation(in cache: DiskCache, key: String) throws -> (path: String, offset: Int, count: Int)? {
         let hash = try DiskCache.keyHash(key)
-        return try cache.index.withConnection { connection in
+        return try cache.index.withConnection(writing: true) { connection in
             let select = try connection.statement(
                 "SELECT segment, offset, size FROM entries WHERE hash = ?1 AND segment IS NOT NULL")
             defer { select.reset() }
@@ -35,7 +35,7 @@ enum IndexSurgery {
             return [UInt8](try handle.read(upToCount: location.count) ?? Data())
         }
         let hash = try DiskCache.keyHash(key)
-        return try cache.index.withConnection { connection -> [UInt8]? in
+        return try cache.index.withConnection(writing: true) { connection -> [UInt8]? in
             let select = try connection.statement("SELECT record FROM entries WHERE hash = ?1 AND record IS NOT NULL")
             defer { select.reset() }
             select.bind(1, hash)
@@ -49,7 +49,7 @@ enum IndexSurgery {
     static func setRecord(in cache: DiskCache, key: String, to bytes: [UInt8]) throws {
         let hash = try DiskCache.keyHash(key)
         guard let location = try segmentLocation(in: cache, key: key) else {
-            try cache.index.withConnection { connection in
+            try cache.index.withConnection(writing: true) { connection in
                 let update = try connection.statement("UPDATE entries SET record = ?2 WHERE hash = ?1")
                 defer { update.reset() }
                 update.bind(1, hash)
@@ -62,7 +62,7 @@ enum IndexSurgery {
         defer { try? handle.close() }
         let end = try handle.seekToEnd()
         try handle.write(contentsOf: Data(bytes))
-        try cache.index.withConnection { connection in
+        try cache.index.withConnection(writing: true) { connection in
             let update = try connection.statement("UPDATE entries SET offset = ?2, size = ?3 WHERE hash = ?1")
             defer { update.reset() }
             update.bind(1, hash)
