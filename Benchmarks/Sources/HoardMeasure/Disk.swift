@@ -68,9 +68,20 @@ func populateDisk(folder: URL, count: Int, size: Int, earlierFormat: Bool) throw
 /// ("key-%08d", stored first into a new folder under `base`) in key order, round after round;
 /// `store` stores `size`-byte values under new keys, `count` per round, into one new folder.
 /// Prints ops/s.
-func measureDiskLoop(base: URL, size: Int, count: Int, seconds: Double, storing: Bool) throws {
+/// What `disk-loop` repeats.
+enum DiskLoopOperation: String {
+    /// Stores new keys.
+    case store
+    /// Reads stored keys.
+    case retrieve
+    /// Reads a stored key, then stores a new value for it: reads and writes alternate.
+    case mixed
+}
+
+func measureDiskLoop(base: URL, size: Int, count: Int, seconds: Double, operation: DiskLoopOperation) throws {
     let folder = base.appendingPathComponent("hoard-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: folder) }
+    let storing = operation == .store
     if !storing { try populateDisk(folder: folder, count: count, size: size, earlierFormat: false) }
     let cache = try DiskCache(directory: folder, configuration: .init(sizeLimit: 1 << 40))
     let values = (0..<64).map { _ in randomBytes(size) }
@@ -82,10 +93,11 @@ func measureDiskLoop(base: URL, size: Int, count: Int, seconds: Double, storing:
     while clock.now - start < .seconds(seconds) {
         for index in 0..<count {
             let key = storing ? String(format: "key-%08d", operations + index) : keys[index]
-            if storing {
-                try cache.store(values[index % values.count], forKey: key)
-            } else if try cache.data(forKey: key)?.count != size {
+            if operation != .store, try cache.data(forKey: key)?.count != size {
                 fatalError("DiskCache lost \(key) (\(size) B values)")
+            }
+            if operation != .retrieve {
+                try cache.store(values[(operations + index) % values.count], forKey: key)
             }
         }
         operations += count
@@ -93,5 +105,6 @@ func measureDiskLoop(base: URL, size: Int, count: Int, seconds: Double, storing:
     let elapsed = clock.now - start
     let rate =
         Double(operations) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
-    print(String(format: "DiskCache %7d B x %5d: %@ %8.0f ops/s", size, count, storing ? "store" : "retrieve", rate))
+    let unit = operation == .mixed ? "pairs/s" : "ops/s"
+    print(String(format: "DiskCache %7d B x %5d: %@ %8.0f %@", size, count, operation.rawValue, rate, unit))
 }

@@ -9,10 +9,11 @@ import Foundation
 //   HoardMeasure disk DIR [reps] [--sync]       DiskCache store/retrieve of 1 KiB x 10000, 16 KiB x 10000, 64 KiB x 2000, 1 MiB x 200
 //                                               (as bench_diskcache.py), a fresh cache folder under DIR per rep;
 //                                               --sync: sync() and sleep 1 s before each rep, as bench_diskcache.py
-//   HoardMeasure disk-loop DIR SIZE COUNT [--op store|retrieve] [--seconds S]
+//   HoardMeasure disk-loop DIR SIZE COUNT [--op store|retrieve|mixed] [--seconds S]
 //                                               one operation round after round for S seconds (default 3): retrieve
 //                                               (default) reads COUNT stored values of SIZE bytes, store writes COUNT
-//                                               new keys a round; ops/s; a loop to profile
+//                                               new keys a round, mixed reads each stored key and stores a new value
+//                                               for it; ops/s (pairs/s for mixed); a loop to profile
 //   HoardMeasure populate DIR COUNT SIZE [--earlier-format]
 //                                               a new cache in DIR with COUNT entries of SIZE bytes; --earlier-format:
 //                                               as format 1 left it (a file per entry, no index)
@@ -31,7 +32,7 @@ import Foundation
 
 let usage = """
     usage: HoardMeasure codec JPG [PNG] [--seconds S] | webp-decode WEBP... [--seconds S] | memory [reps] | hoard-hit DIR [reps]
-                        | disk DIR [reps] [--sync] | disk-loop DIR SIZE COUNT [--op store|retrieve] [--seconds S] | populate DIR COUNT SIZE [--earlier-format] | compaction DIR
+                        | disk DIR [reps] [--sync] | disk-loop DIR SIZE COUNT [--op store|retrieve|mixed] [--seconds S] | populate DIR COUNT SIZE [--earlier-format] | compaction DIR
                         | resize JPG [--seconds S] | peak JPG [--size PIXELS] [--quality Q]
                         | redis-tier --port P [--size BYTES] [--callers N] [--seconds S] [--op get|set] [--on-loop]
 
@@ -91,17 +92,18 @@ case "disk" where positional.count >= 2:
         settles: arguments.flags.contains("--sync"))
 case "disk-loop" where positional.count == 4:
     guard let size = Int(positional[2]), (0...(64 << 20)).contains(size), let count = Int(positional[3]),
-        (1...1_000_000).contains(count)
+        (1...1_000_000).contains(count),
+        let operation = DiskLoopOperation(rawValue: arguments.options["--op"] ?? "retrieve")
     else {
         FileHandle.standardError.write(
-            Data("disk-loop needs SIZE 0-67108864, COUNT 1-1000000 and --op store|retrieve\n".utf8))
+            Data("disk-loop needs SIZE 0-67108864, COUNT 1-1000000 and --op store|retrieve|mixed\n".utf8))
         exit(64)
     }
     try measureDiskLoop(
         base: URL(fileURLWithPath: positional[1]), size: size, count: count,
         seconds: arguments.options["--seconds"].flatMap(Double.init).flatMap { (0.1...3600).contains($0) ? $0 : nil }
             ?? 3,
-        storing: arguments.options["--op"] == "store")
+        operation: operation)
 case "populate" where positional.count == 4:
     guard let count = Int(positional[2]), (0...10_000_000).contains(count), let size = Int(positional[3]),
         (0...(64 << 20)).contains(size)

@@ -150,9 +150,9 @@ final class DiskIndex: Sendable {
     /// Runs `body` with a connection of the current generation, taken from the pool (or opened)
     /// and given back afterwards.
     ///
-    /// A reader opens ``readHold`` (unless open) so that the reads after it take no system lock;
-    /// a writer ends it, so that the checkpoint after its commit can copy every commit into the
-    /// database file.
+    /// Readers open ``readHold`` (from the second read in a row) so that the reads after it take
+    /// no system lock; a writer ends it, so that the checkpoint after its commit can copy every
+    /// commit into the database file.
     ///
     /// - Parameter writing: Whether `body` may write.
     /// - Throws: What `body` throws; ``SQLiteError`` when no connection can be opened.
@@ -160,14 +160,14 @@ final class DiskIndex: Sendable {
         let connection = try checkOut()
         defer { checkIn(connection) }
         if writing {
-            readHold.end()
+            readHold.endForWrite()
         } else {
             holdReadLock(generation: connection.generation)
         }
         return try body(connection)
     }
 
-    /// Opens ``readHold`` unless it is open.
+    /// Counts a read for ``readHold``, which opens unless it is open.
     private func holdReadLock(generation: Int) {
         _ = readHold.begin(generation: generation) { generation in
             try openConnection(generation: generation, busyTimeoutMilliseconds: 0)

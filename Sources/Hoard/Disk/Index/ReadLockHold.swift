@@ -1,8 +1,8 @@
 import Foundation
 import HoardSystem
 
-/// A read transaction that ``DiskIndex`` keeps open for a few milliseconds after each checkout,
-/// so that the process keeps SQLite's write-ahead-log read lock between one lookup and the next.
+/// A read transaction that ``DiskIndex`` keeps open for a few milliseconds while this process
+/// reads, so that the process keeps SQLite's write-ahead-log read lock from one lookup to the next.
 ///
 /// Every read transaction in WAL mode takes a shared lock on one of the `-shm` file's read marks
 /// and gives it back at its end: two `fcntl` calls and the kernel's lock bookkeeping, about a
@@ -11,11 +11,12 @@ import HoardSystem
 /// transactions on the same mark cost none. Those transactions still start from the newest
 /// commit: the hold keeps only its own snapshot old.
 ///
-/// An open read transaction keeps checkpoints from copying later commits into the database file
-/// and the log from starting over, so the hold ends ``duration`` after it began (a timer on a
-/// global queue), and ``DiskIndex`` ends it at once before this process writes (``end()``). A
-/// hold that cannot begin (the database busy or damaged) is simply not taken: reads then pay their
-/// own locks.
+/// The hold begins at the second read in a row (a read right after a write would pay for a hold
+/// that the next write ends). An open read transaction keeps checkpoints from copying later
+/// commits into the database file and the log from starting over, so the hold ends ``duration``
+/// after it began (a timer on a global queue), and before this process writes
+/// (``endForWrite()``). A hold that cannot begin (the database busy, damaged or not in WAL mode)
+/// is not tried again for ``retryDelay``: reads then pay their own locks.
 final class ReadLockHold: Sendable {
     /// How long a hold stays open.
     let duration: Duration
@@ -24,33 +25,40 @@ final class ReadLockHold: Sendable {
     private struct State {
         /// The hold's own connection, opened on first use.
         var connection: SQLiteConnection?
-        /// When its read transaction was opened; `nil` while none is open.
+        /// Whether ``connection``'s database was found in WAL mode.
+        var isWALChecked = false
+        /// The statement whose first row keeps the transaction open, while it is.
+        var holdingStatement: SQLiteStatement?
+        /// When the transaction was opened.
         var openedAt: ContinuousClock.Instant?
+        /// Reads since this process last wrote.
+        var readsSinceWrite = 0
         /// Whether a timer that will end the hold is scheduled.
         var isTimerPending = false
         /// When a hold that could not begin may be tried again.
         var retryAt: ContinuousClock.Instant?
-
-        var isOpen: Bool { openedAt != nil }
     }
+
+    /// How long a hold that could not begin is not tried again, so that a folder where it never
+    /// can costs each read nothing more.
+    static let retryDelay: Duration = .milliseconds(100)
 
     /// Creates a hold that ends `duration` after each time it begins.
     init(duration: Duration) {
         self.duration = duration
     }
 
-    /// How long a hold that could not begin (the database busy, damaged or not in WAL mode) is
-    /// not tried again, so that a folder where it never can costs each read nothing more.
-    static let retryDelay: Duration = .milliseconds(100)
-
-    /// Opens the hold's read transaction on a connection of `generation`, unless it is open.
+    /// Counts a read, and opens the hold's read transaction on a connection of `generation` when
+    /// this is the second read or more since the last write and it is not open.
     ///
     /// - Parameter connect: Opens a connection of `generation` (with no busy wait) when the hold
     ///   has none, or one of an older generation.
     /// - Returns: Whether a transaction was opened now.
     /// - Complexity: O(1) when the hold is open: one lock.
-    func begin(generation: Int, connect: (Int) throws -> SQLiteConnection) -> Bool {
+    func begin(generation: Int, connect: @Sendable (Int) throws -> SQLiteConnection) -> Bool {
         let (began, schedulesTimer) = state.withLock { state in
+            state.readsSinceWrite += 1
+            guard state.readsSinceWrite >= 2 else { return (false, false) }
             let began = Self.begin(&state, generation: generation, connect: connect)
             let schedulesTimer = began && !state.isTimerPending
             if schedulesTimer { state.isTimerPending = true }
@@ -59,6 +67,27 @@ final class ReadLockHold: Sendable {
         if schedulesTimer { endWhenExpired(after: duration) }
         return began
     }
+
+    /// Ends the hold's read transaction, if open, before this process writes, and counts reads
+    /// from none again.
+    func endForWrite() {
+        state.withLock { state in
+            Self.end(&state)
+            state.readsSinceWrite = 0
+        }
+    }
+
+    /// Ends the hold and closes its connection: for a database being replaced or left.
+    func close() {
+        state.withLock { state in
+            Self.end(&state)
+            state.connection = nil
+            state.isWALChecked = false
+            state.retryAt = nil
+        }
+    }
+
+    // MARK: - Private
 
     /// Ends the hold once it is ``duration`` old, checking again after `delay` while the open
     /// hold is younger (it may have begun anew since the timer was set).
@@ -81,9 +110,9 @@ final class ReadLockHold: Sendable {
 
     /// Opens the hold's transaction unless it is open on a connection of `generation`.
     private static func begin(
-        _ state: inout State, generation: Int, connect: (Int) throws -> SQLiteConnection
+        _ state: inout State, generation: Int, connect: @Sendable (Int) throws -> SQLiteConnection
     ) -> Bool {
-        guard !state.isOpen || state.connection?.generation != generation else { return false }
+        if state.openedAt != nil, state.connection?.generation == generation { return false }
         end(&state)
         if let retryAt = state.retryAt {
             guard ContinuousClock.now >= retryAt else { return false }
@@ -95,28 +124,35 @@ final class ReadLockHold: Sendable {
                 connection = kept
             } else {
                 state.connection = nil
+                state.isWALChecked = false
                 connection = try connect(generation)
                 state.connection = connection
             }
-            try connection.statement("BEGIN").run()
+            // A statement stepped to its first row and not reset keeps its read transaction open
+            // (it takes its read lock there, which is also when a connection learns that the
+            // database is in WAL mode); resetting it ends the transaction.
+            let holding = try connection.statement("PRAGMA schema_version")
+            guard try holding.step() else {
+                holding.reset()
+                throw SQLiteError(code: 0, message: "no row", systemErrno: 0, operation: "PRAGMA schema_version")
+            }
+            state.holdingStatement = holding
             state.openedAt = .now
-            // A deferred transaction takes its read lock at its first read (which is also when a
-            // connection learns that the database is in WAL mode). Only a database in WAL mode is
-            // held: in any other, the shared lock would keep this process's own writers out (a new
-            // database is held once `prepare()` has set the mode).
-            let read = try connection.statement("SELECT 1 FROM sqlite_master LIMIT 1")
-            _ = try read.step()
-            read.reset()
-            let mode = try connection.statement("PRAGMA journal_mode")
-            let isWAL = try mode.step() && mode.text(0) == "wal"
-            mode.reset()
-            guard isWAL else {
-                end(&state)
-                state.retryAt = .now + retryDelay
-                return false
+            // Only a database in WAL mode is held: in any other, the shared lock would keep this
+            // process's own writers out (a new database is held once `prepare()` has set the mode).
+            if !state.isWALChecked {
+                let mode = try connection.statement("PRAGMA journal_mode")
+                defer { mode.reset() }
+                state.isWALChecked = try mode.step() && mode.text(0) == "wal"
+                guard state.isWALChecked else {
+                    end(&state)
+                    state.retryAt = .now + retryDelay
+                    return false
+                }
             }
             return true
         } catch {
+            state.holdingStatement = nil
             state.connection = nil  // closing it ends whatever it had begun
             state.openedAt = nil
             state.retryAt = .now + retryDelay
@@ -124,27 +160,9 @@ final class ReadLockHold: Sendable {
         }
     }
 
-    /// Ends the hold's read transaction, if open; its connection stays for the next ``begin(generation:connect:)``.
-    func end() {
-        state.withLock { Self.end(&$0) }
-    }
-
-    /// Ends the hold and closes its connection: for a database being replaced or left.
-    func close() {
-        state.withLock { state in
-            Self.end(&state)
-            state.connection = nil
-            state.retryAt = nil
-        }
-    }
-
     private static func end(_ state: inout State) {
-        guard state.isOpen else { return }
+        state.holdingStatement?.reset()
+        state.holdingStatement = nil
         state.openedAt = nil
-        do {
-            try state.connection?.statement("COMMIT").run()
-        } catch {
-            state.connection = nil
-        }
     }
 }
