@@ -40,8 +40,8 @@ struct ReadLockHoldTests {
             }
             #expect(try logByteCount(fixture.cache) > 0)
         }
-        let hold = ReadLockHold(duration: .seconds(60))
         let path = fixture.cache.index.path
+        let hold = ReadLockHold(duration: .seconds(60), logPath: path + "-wal", logByteLimit: 1 << 30)
         let connect = { @Sendable (generation: Int) in
             try SQLiteConnection(path: path, busyTimeoutMilliseconds: 0, generation: generation)
         }
@@ -68,6 +68,31 @@ struct ReadLockHoldTests {
         #expect(try !truncatingCheckpointIsBlocked(fixture.cache))
     }
 
+    @Test("No hold begins while the log is past its limit (one that could not start over), until it is cut back")
+    func noHoldOverLongLog() throws {
+        let fixture = try makeFixture()
+        defer { fixture.remove() }
+        for index in 0..<20 {
+            try fixture.cache.store(Data(repeating: UInt8(index), count: 3000), forKey: "k\(index)")
+        }
+        let path = fixture.cache.index.path
+        let limit = 16 * 1024
+        #expect(try logByteCount(fixture.cache) > limit)
+        let hold = ReadLockHold(duration: .seconds(60), logPath: path + "-wal", logByteLimit: limit)
+        let connect = { @Sendable (generation: Int) in
+            try SQLiteConnection(path: path, busyTimeoutMilliseconds: 0, generation: generation)
+        }
+        for _ in 0..<3 {
+            #expect(!hold.begin(generation: 0, connect: connect))
+        }
+        #expect(try !truncatingCheckpointIsBlocked(fixture.cache))
+        #expect(try logByteCount(fixture.cache) == 0)
+        let (seconds, attoseconds) = ReadLockHold.retryDelay.components
+        Thread.sleep(forTimeInterval: Double(seconds) + Double(attoseconds) * 1e-18 + 0.05)
+        #expect(hold.begin(generation: 0, connect: connect), "a log cut back lets the hold begin")
+        hold.close()
+    }
+
     @Test("A hold is not taken on a database that is not in WAL mode, and is not retried at once")
     func noHoldOutsideWAL() throws {
         let folder = try TemporaryDirectory(function: #function)
@@ -76,7 +101,7 @@ struct ReadLockHoldTests {
         let plain = try SQLiteConnection(path: path, busyTimeoutMilliseconds: 0, generation: 0)
         try plain.execute("CREATE TABLE t (x INTEGER)")
         let connections = Lock(0)
-        let hold = ReadLockHold(duration: .seconds(60))
+        let hold = ReadLockHold(duration: .seconds(60), logPath: path + "-wal", logByteLimit: 1 << 30)
         let connect = { @Sendable (generation: Int) -> SQLiteConnection in
             connections.withLock { $0 += 1 }
             return try SQLiteConnection(path: path, busyTimeoutMilliseconds: 0, generation: generation)

@@ -47,10 +47,12 @@ final class DiskIndex: Sendable {
     /// Whether a rebuild is under way in this process (see ``beginRebuild()``).
     private let rebuilding = Lock(false)
     /// The read transaction kept open between checkouts (see ``ReadLockHold``).
-    private let readHold = ReadLockHold(duration: readHoldDuration)
+    private let readHold: ReadLockHold
     /// How long ``readHold`` stays open after it begins. Long enough to span thousands of
     /// lookups, short enough that the commits it keeps from a checkpoint stay few.
     static let readHoldDuration: Duration = .milliseconds(20)
+    /// The size the write-ahead log is cut back to when it starts over (`journal_size_limit`).
+    static let logByteLimit = 4 * 1024 * 1024
 
     private struct Pool {
         var idle: [SQLiteConnection] = []
@@ -61,6 +63,10 @@ final class DiskIndex: Sendable {
     init(rootPath: String) {
         self.rootPath = rootPath
         path = rootPath + "/" + Self.fileName
+        // A log that started over as it should stays near the limit: one checkpoint's worth of
+        // commits past it at most. One more mebibyte is a log that could not start over.
+        readHold = ReadLockHold(
+            duration: Self.readHoldDuration, logPath: path + "-wal", logByteLimit: Self.logByteLimit + 1024 * 1024)
     }
 
     /// Creates the schema when the database is new, brings one of schema 1 (records inside the
@@ -248,7 +254,7 @@ final class DiskIndex: Sendable {
         // Reads of the database file go through a memory map (up to 256 MiB); the write-ahead log
         // is cut back to 4 MiB after each checkpoint that empties it.
         try connection.execute(
-            "PRAGMA synchronous = OFF; PRAGMA mmap_size = 268435456; PRAGMA journal_size_limit = 4194304")
+            "PRAGMA synchronous = OFF; PRAGMA mmap_size = 268435456; PRAGMA journal_size_limit = \(Self.logByteLimit)")
         return connection
     }
 

@@ -15,11 +15,19 @@ import HoardSystem
 /// that the next write ends). An open read transaction keeps checkpoints from copying later
 /// commits into the database file and the log from starting over, so the hold ends ``duration``
 /// after it began (a timer on a global queue), and before this process writes
-/// (``endForWrite()``). A hold that cannot begin (the database busy, damaged or not in WAL mode)
-/// is not tried again for ``retryDelay``: reads then pay their own locks.
+/// (``endForWrite()``). Holds one after another could still keep a writer (of this process or
+/// another) from ever finding the log free to start over, and the log would grow without end:
+/// so no hold begins while the log is larger than `logByteLimit`, which only a log that could
+/// not start over reaches, until a writer has started it over and cut it back. A hold that cannot
+/// begin (the database busy, damaged or not in WAL mode) is not tried again for ``retryDelay``:
+/// reads then pay their own locks.
 final class ReadLockHold: Sendable {
     /// How long a hold stays open.
     let duration: Duration
+    /// The write-ahead log's path.
+    private let logPath: String
+    /// The log's size above which no hold begins.
+    private let logByteLimit: Int
     private let state = Lock(State())
 
     private struct State {
@@ -43,9 +51,12 @@ final class ReadLockHold: Sendable {
     /// can costs each read nothing more.
     static let retryDelay: Duration = .milliseconds(100)
 
-    /// Creates a hold that ends `duration` after each time it begins.
-    init(duration: Duration) {
+    /// Creates a hold that ends `duration` after each time it begins, and begins only while the
+    /// log at `logPath` is at most `logByteLimit` bytes long (or absent).
+    init(duration: Duration, logPath: String, logByteLimit: Int) {
         self.duration = duration
+        self.logPath = logPath
+        self.logByteLimit = logByteLimit
     }
 
     /// Counts a read, and opens the hold's read transaction on a connection of `generation` when
@@ -59,7 +70,7 @@ final class ReadLockHold: Sendable {
         let (began, schedulesTimer) = state.withLock { state in
             state.readsSinceWrite += 1
             guard state.readsSinceWrite >= 2 else { return (false, false) }
-            let began = Self.begin(&state, generation: generation, connect: connect)
+            let began = begin(&state, generation: generation, connect: connect)
             let schedulesTimer = began && !state.isTimerPending
             if schedulesTimer { state.isTimerPending = true }
             return (began, schedulesTimer)
@@ -109,14 +120,18 @@ final class ReadLockHold: Sendable {
     }
 
     /// Opens the hold's transaction unless it is open on a connection of `generation`.
-    private static func begin(
+    private func begin(
         _ state: inout State, generation: Int, connect: @Sendable (Int) throws -> SQLiteConnection
     ) -> Bool {
         if state.openedAt != nil, state.connection?.generation == generation { return false }
-        end(&state)
+        Self.end(&state)
         if let retryAt = state.retryAt {
             guard ContinuousClock.now >= retryAt else { return false }
             state.retryAt = nil
+        }
+        if case .success(let log) = FileSystem.linkStatus(logPath), log.byteCount > logByteLimit {
+            state.retryAt = .now + Self.retryDelay
+            return false
         }
         do {
             let connection: SQLiteConnection
@@ -145,8 +160,8 @@ final class ReadLockHold: Sendable {
                 defer { mode.reset() }
                 state.isWALChecked = try mode.step() && mode.text(0) == "wal"
                 guard state.isWALChecked else {
-                    end(&state)
-                    state.retryAt = .now + retryDelay
+                    Self.end(&state)
+                    state.retryAt = .now + Self.retryDelay
                     return false
                 }
             }
@@ -155,7 +170,7 @@ final class ReadLockHold: Sendable {
             state.holdingStatement = nil
             state.connection = nil  // closing it ends whatever it had begun
             state.openedAt = nil
-            state.retryAt = .now + retryDelay
+            state.retryAt = .now + Self.retryDelay
             return false
         }
     }
