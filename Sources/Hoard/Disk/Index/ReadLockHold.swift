@@ -147,9 +147,10 @@ final class ReadLockHold: Sendable {
             // (it takes its read lock there, which is also when a connection learns that the
             // database is in WAL mode); resetting it ends the transaction.
             let holding = try connection.statement("PRAGMA schema_version")
-            guard try holding.step() else {
+            guard try holding.step() else {  // always a row; without one, no transaction is held
                 holding.reset()
-                throw SQLiteError(code: 0, message: "no row", systemErrno: 0, operation: "PRAGMA schema_version")
+                state.retryAt = .now + Self.retryDelay
+                return false
             }
             state.holdingStatement = holding
             state.openedAt = .now
