@@ -136,7 +136,7 @@ private func expectLookup(_ entry: DiskCache.Entry?, header: DiskCache.Entry.Hea
 
 /// Puts `record` in the index under `key` as it is, whatever it holds.
 private func insertRow(hash: [UInt8], key: String, record: [UInt8]) throws {
-    try cache.index.withConnection { connection in
+    try cache.index.withConnection(writing: true) { connection in
         let insert = try connection.statement(
             "INSERT OR REPLACE INTO entries (hash, key, size, created, expires, used, record) VALUES (?1, ?2, ?3, 0, NULL, 0, ?4)")
         insert.bind(1, hash)
@@ -148,7 +148,7 @@ private func insertRow(hash: [UInt8], key: String, record: [UInt8]) throws {
 }
 
 private func clearIndex() throws {
-    try cache.index.withConnection { try $0.execute("DELETE FROM entries") }
+    try cache.index.withConnection(writing: true) { try $0.execute("DELETE FROM entries") }
 }
 
 /// `bytes` with the header checksum recomputed, and (as `hash` picks) the payload length set to

@@ -107,7 +107,8 @@ final class ReadLockHold: Sendable {
         let nanoseconds = Int(clamping: seconds &* 1_000_000_000 &+ attoseconds / 1_000_000_000)
         DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [weak self] in
             guard let self else { return }
-            let remaining = state.withLock { state -> Duration? in
+            let duration = self.duration
+            let remaining = self.state.withLock { state -> Duration? in
                 if let openedAt = state.openedAt, case let age = ContinuousClock.now - openedAt, age < duration {
                     return duration - age
                 }
@@ -115,7 +116,7 @@ final class ReadLockHold: Sendable {
                 state.isTimerPending = false
                 return nil
             }
-            if let remaining { endWhenExpired(after: remaining) }
+            if let remaining { self.endWhenExpired(after: remaining) }
         }
     }
 
