@@ -69,6 +69,10 @@ final class DiskIndex: Sendable {
             duration: Self.readHoldDuration, logPath: path + "-wal", logByteLimit: Self.logByteLimit + 1024 * 1024)
     }
 
+    deinit {
+        readHold.close()  // a pending timer keeps the hold a few milliseconds more: not its connection
+    }
+
     /// Creates the schema when the database is new, brings one of schema 1 (records inside the
     /// index only) to this version, and checks its version.
     ///

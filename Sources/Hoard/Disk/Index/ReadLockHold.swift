@@ -102,11 +102,14 @@ final class ReadLockHold: Sendable {
 
     /// Ends the hold once it is ``duration`` old, checking again after `delay` while the open
     /// hold is younger (it may have begun anew since the timer was set).
+    ///
+    /// The timer holds the hold strongly, for at most ``duration`` after its owner let it go (the
+    /// owner closes it first, see ``close()``). A weak reference would do, but its side table is
+    /// reached through a tagged pointer, and LeakSanitizer reports it while the timer is pending.
     private func endWhenExpired(after delay: Duration) {
         let (seconds, attoseconds) = delay.components
         let nanoseconds = Int(clamping: seconds &* 1_000_000_000 &+ attoseconds / 1_000_000_000)
-        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [weak self] in
-            guard let self else { return }
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [self] in
             let duration = self.duration
             let remaining = self.state.withLock { state -> Duration? in
                 if let openedAt = state.openedAt, case let age = ContinuousClock.now - openedAt, age < duration {
