@@ -121,12 +121,14 @@ public final class NIORedisClient: RedisCommandExecuting {
             throw .invalidValue(field: "command", value: "[]", requirement: "a command name and its arguments")
         }
         let connection = try await usableConnection()
-        let commandName = NIORedisConnection.commandName(command)
-        let reply = try await Self.value(of: connection.send(command, commandName: commandName), command: commandName)
-        if case .error(let message) = reply {
-            throw RedisClientError(serverErrorMessage: message, command: commandName)
+        switch await connection.reply(to: command) {
+        case .success(.error(let message)):
+            throw RedisClientError(serverErrorMessage: message, command: NIORedisConnection.commandName(command))
+        case .success(let reply):
+            return reply
+        case .failure(let error):
+            throw error
         }
-        return reply
     }
 
     /// Closes the connection; later commands fail with ``RedisClientError/clientClosed``.

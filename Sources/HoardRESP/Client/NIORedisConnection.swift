@@ -12,20 +12,27 @@ import NIOSSL
 /// ```swift
 /// let attempt = NIORedisConnection.connect(configuration: configuration, sslContext: nil, eventLoop: loop)
 /// let connection = try await attempt.future.get()
-/// let reply = try await connection.send(["PING"]).get()
+/// let reply = try await connection.reply(to: ["PING"]).get()
 /// ```
 final class NIORedisConnection: Sendable {
     /// The channel.
     let channel: any Channel
+    /// The channel's handler, which commands are handed to on the channel's loop.
+    private let handler: NIOLoopBound<RedisReplyHandler>
     /// The first failure on the connection, recorded by the handler (or by ``close()``).
     private let failureBox: NIOLockedValueBox<RedisClientError?>
-    /// Commands waiting to be written. Concurrent callers append here, and the one that finds it
-    /// empty schedules one event-loop task that writes them all and flushes once: commands sent
-    /// while the loop is busy go out in one `write(2)`, as a pipelining client's do.
+    /// Commands sent from other threads than the loop's, waiting to be handed to the handler.
+    /// Concurrent callers append here, and the one that finds it empty schedules one event-loop
+    /// task that hands them all over: commands sent while the loop is busy go out in one
+    /// `write(2)`, as a pipelining client's do.
     private let outbox = NIOLockedValueBox<[RedisReplyHandler.Request]>([])
 
-    private init(channel: any Channel, failureBox: NIOLockedValueBox<RedisClientError?>) {
+    private init(
+        channel: any Channel, handler: NIOLoopBound<RedisReplyHandler>,
+        failureBox: NIOLockedValueBox<RedisClientError?>
+    ) {
         self.channel = channel
+        self.handler = handler
         self.failureBox = failureBox
     }
 
@@ -34,63 +41,55 @@ final class NIORedisConnection: Sendable {
     /// - Complexity: O(1).
     var isUsable: Bool { channel.isActive && failureBox.withLockedValue { $0 == nil } }
 
-    /// Writes `command` and returns the future of its reply.
+    /// Sends `command` and waits for its reply.
+    ///
+    /// A caller on the connection's event loop (a task preferring ``NIORedisClient/taskExecutor``)
+    /// hands the command to the handler directly and is resumed by the reply on the same thread.
     ///
     /// - Parameter command: The command's name and arguments; not empty.
-    /// - Returns: The reply (error replies included, as ``RESPValue/error(_:)``), or a failure
-    ///   with a ``RedisClientError``: a timeout, the connection closing, a protocol error.
+    /// - Returns: The reply (error replies included, as ``RESPValue/error(_:)``), or a
+    ///   ``RedisClientError``: a timeout, the connection closing, a protocol error.
     /// - Complexity: O(n) in the command's size to encode it.
-    func send(_ command: [RESPArgument], commandName: String? = nil) -> EventLoopFuture<RESPValue> {
+    func reply(to command: [RESPArgument]) async -> Result<RESPValue, RedisClientError> {
+        let bytes = encoded(command)
+        return await withUnsafeContinuation { continuation in
+            submit(RedisReplyHandler.Request(bytes: bytes, command: command, completion: .continuation(continuation)))
+        }
+    }
+
+    /// Writes `command` and returns the future of its reply, for future chains (the handshake).
+    ///
+    /// - Parameter command: The command's name and arguments; not empty.
+    /// - Returns: The reply (error replies included), or a failure with a ``RedisClientError``.
+    /// - Complexity: O(n) in the command's size to encode it.
+    func send(_ command: [RESPArgument]) -> EventLoopFuture<RESPValue> {
         let promise = channel.eventLoop.makePromise(of: RESPValue.self)
-        let commandName = commandName ?? Self.commandName(command)
+        submit(RedisReplyHandler.Request(bytes: encoded(command), command: command, completion: .promise(promise)))
+        return promise.futureResult
+    }
+
+    private func encoded(_ command: [RESPArgument]) -> ByteBuffer {
         var bytes = channel.allocator.buffer(capacity: RESPEncoder.encodedByteCount(ofCommand: command))
         bytes.writeBytes(RESPEncoder.encodeCommand(command))
-        let request = RedisReplyHandler.Request(bytes: bytes, commandName: commandName, promise: promise)
+        return bytes
+    }
+
+    /// Hands `request` to the handler: at once on the loop, else through the outbox.
+    private func submit(_ request: RedisReplyHandler.Request) {
+        if channel.eventLoop.inEventLoop { return handler.value.submit(request) }
         let isFirst = outbox.withLockedValue { outbox in
             outbox.append(request)
             return outbox.count == 1
         }
-        if isFirst {
-            let channel = self.channel
-            let outbox = self.outbox
-            let failureBox = self.failureBox
-            channel.eventLoop.execute {
-                let batch = outbox.withLockedValue { outbox in
-                    defer { outbox.removeAll(keepingCapacity: true) }
-                    return outbox
-                }
-                Self.write(batch, to: channel, failureBox: failureBox)
+        guard isFirst else { return }
+        let outbox = self.outbox
+        let handler = self.handler
+        channel.eventLoop.execute {
+            let batch = outbox.withLockedValue { outbox in
+                defer { outbox.removeAll(keepingCapacity: true) }
+                return outbox
             }
-        }
-        return promise.futureResult
-    }
-
-    /// Writes `batch` and flushes once.
-    ///
-    /// The handler fails a reply's promise itself; this covers a channel already torn down,
-    /// whose pipeline fails writes without reaching the handler: the error is then the failure
-    /// that brought it down (a TLS handshake that failed before the first command, say). The
-    /// writes of one batch happen in one event-loop task with no I/O between them, so they
-    /// share one fate and one promise, the last one's.
-    private static func write(
-        _ batch: [RedisReplyHandler.Request], to channel: any Channel,
-        failureBox: NIOLockedValueBox<RedisClientError?>
-    ) {
-        guard let last = batch.last else { return }
-        for request in batch.dropLast() { channel.write(request, promise: nil) }
-        let written = channel.eventLoop.makePromise(of: Void.self)
-        channel.write(last, promise: written)
-        channel.flush()
-        written.futureResult.whenFailure { error in
-            let cause = failureBox.withLockedValue { $0 }
-            for request in batch {
-                if let cause {
-                    request.promise.fail(RedisReplyHandler.error(for: request.commandName, after: cause))
-                } else {
-                    request.promise.fail(
-                        RedisClientError.connectionClosed(command: request.commandName, underlying: error))
-                }
-            }
+            for request in batch { handler.value.submit(request) }
         }
     }
 
@@ -179,8 +178,18 @@ extension NIORedisConnection {
             }
             throw RedisClientError.connectFailed(host: host, port: port, underlying: error)
         }
-        let connectionFuture = channelFuture.flatMap { channel in
-            let connection = NIORedisConnection(channel: channel, failureBox: failureBox)
+        let connectionFuture = channelFuture.flatMap { channel -> EventLoopFuture<NIORedisConnection> in
+            // On the channel's loop, where the handler lives.
+            let connection: NIORedisConnection
+            do {
+                let handler = try channel.pipeline.syncOperations.handler(type: RedisReplyHandler.self)
+                let bound = NIOLoopBound(handler, eventLoop: channel.eventLoop)
+                connection = NIORedisConnection(channel: channel, handler: bound, failureBox: failureBox)
+            } catch {
+                channel.close(promise: nil)
+                return channel.eventLoop.makeFailedFuture(
+                    RedisClientError.connectionClosed(command: "connect", underlying: error) as any Error)
+            }
             return connection.handshake(configuration).map { connection }.flatMapError { error in
                 channel.close(promise: nil)
                 return channel.eventLoop.makeFailedFuture(error)

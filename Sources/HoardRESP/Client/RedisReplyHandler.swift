@@ -2,9 +2,16 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOSSL
 
-/// The channel handler of a Redis connection: writes commands, parses the replies with
-/// ``RESPParser`` and completes each command's promise in the order the commands were written
-/// (RESP2 answers in order), so that any number of commands can be in flight at once.
+/// The channel handler of a Redis connection: writes the commands handed to ``submit(_:)``,
+/// parses the replies with ``RESPParser`` and completes each command in the order the commands
+/// were written (RESP2 answers in order), so that any number of commands can be in flight at once.
+///
+/// Commands do not travel down the pipeline: ``NIORedisConnection`` hands each one to
+/// ``submit(_:)`` on the channel's event loop, which records it, writes its bytes from this
+/// handler's context and flushes once per turn of the loop, so that the commands of one turn
+/// leave in one `write(2)`. A command waits either on a promise (the connection's handshake) or
+/// on a task's continuation (every command sent from Swift concurrency), resumed by the reply
+/// with no future in between.
 ///
 /// Each command has a deadline. The first failure (a deadline passed, bytes that are not RESP, a
 /// reply over the size limit, a TLS or I/O error, the peer closing) fails every command in
@@ -19,28 +26,56 @@ import NIOSSL
 /// ```
 ///
 /// Runs on its channel's event loop only, as every channel handler does.
-final class RedisReplyHandler: ChannelDuplexHandler {
+final class RedisReplyHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
-    typealias OutboundIn = Request
-    typealias OutboundOut = ByteBuffer
 
-    /// A command to write: its encoded bytes, its name for errors, and the promise of its reply.
+    /// What waits for a command's reply.
+    enum Completion: Sendable {
+        /// A promise, for commands sent from future chains.
+        case promise(EventLoopPromise<RESPValue>)
+        /// A suspended task, resumed with the reply or the error.
+        case continuation(UnsafeContinuation<Result<RESPValue, RedisClientError>, Never>)
+
+        /// Completes with `reply`.
+        func succeed(_ reply: RESPValue) {
+            switch self {
+            case .promise(let promise): promise.succeed(reply)
+            case .continuation(let continuation): continuation.resume(returning: .success(reply))
+            }
+        }
+
+        /// Completes with `error`.
+        func fail(_ error: RedisClientError) {
+            switch self {
+            case .promise(let promise): promise.fail(error)
+            case .continuation(let continuation): continuation.resume(returning: .failure(error))
+            }
+        }
+    }
+
+    /// A command to write: its encoded bytes, the command itself (its name is worked out only
+    /// for an error), and what waits for its reply. Completed exactly once.
     struct Request: Sendable {
         /// The encoded command.
         var bytes: ByteBuffer
-        /// The command's name (and subcommand), for errors; never its arguments.
-        var commandName: String
+        /// The command's words, kept for its name in errors; never put in an error whole.
+        var command: [RESPArgument]
         /// Completed with the reply, or failed with a ``RedisClientError``.
-        var promise: EventLoopPromise<RESPValue>
+        var completion: Completion
+
+        /// The command's name (and subcommand), for errors.
+        var commandName: String { NIORedisConnection.commandName(command) }
     }
 
     /// A command written and waiting for its reply.
     private struct Pending {
         var identifier: UInt64
-        var commandName: String
-        var promise: EventLoopPromise<RESPValue>
+        var command: [RESPArgument]
+        var completion: Completion
         /// When the command fails unless its reply has come.
         var deadline: NIODeadline
+
+        var commandName: String { NIORedisConnection.commandName(command) }
     }
 
     private let host: String
@@ -57,6 +92,8 @@ final class RedisReplyHandler: ChannelDuplexHandler {
     /// The first failure; commands written after it fail at once.
     private var failure: RedisClientError?
     private var context: ChannelHandlerContext?
+    /// Whether a flush is scheduled for the end of this turn of the loop.
+    private var flushScheduled = false
     /// The one timer of the connection, armed while commands are in flight, for the oldest
     /// one's deadline (the commands' deadlines come in the order they were written): one timer
     /// rather than one per command, which would cost a scheduled task and its cancellation each.
@@ -101,22 +138,34 @@ final class RedisReplyHandler: ChannelDuplexHandler {
         self.context = nil
     }
 
-    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        let request = unwrapOutboundIn(data)
-        if let failure {
-            let error = Self.error(for: request.commandName, after: failure)
-            request.promise.fail(error)
-            promise?.fail(error)
+    /// Writes `request` and records it as the newest command in flight; the commands submitted
+    /// in one turn of the loop are flushed together at its end. A request submitted after the
+    /// connection failed, or once the handler is gone, fails at once.
+    ///
+    /// - Complexity: O(1), beside the bytes' copy into the socket.
+    func submit(_ request: Request) {
+        guard failure == nil, let context else {
+            let error = failure.map { Self.error(for: request.commandName, after: $0) }
+            request.completion.fail(error ?? .connectionClosed(command: request.commandName, underlying: nil))
             return
         }
         let identifier = nextIdentifier
         nextIdentifier += 1
         let deadline = NIODeadline.now() + TimeAmount(commandTimeout)
-        pending.append(
-            Pending(
-                identifier: identifier, commandName: request.commandName, promise: request.promise, deadline: deadline))
+        let entry = Pending(
+            identifier: identifier, command: request.command, completion: request.completion, deadline: deadline)
+        pending.append(entry)
         if deadlineTimer == nil { armDeadlineTimer(for: deadline, on: context.eventLoop) }
-        context.write(wrapOutboundOut(request.bytes), promise: promise)
+        // A failed write closes the channel, which fails every command in flight.
+        context.write(NIOAny(request.bytes), promise: nil)
+        if !flushScheduled {
+            flushScheduled = true
+            let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+            context.eventLoop.execute {
+                handler.value.flushScheduled = false
+                handler.value.context?.flush()
+            }
+        }
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -143,7 +192,7 @@ final class RedisReplyHandler: ChannelDuplexHandler {
                 fail { _ in .unexpectedReply(command: "no command", expected: "no reply", received: reply.summary) }
                 return
             }
-            entry.promise.succeed(reply)
+            entry.completion.succeed(reply)
         }
     }
 
@@ -199,9 +248,9 @@ final class RedisReplyHandler: ChannelDuplexHandler {
         deadlineTimer = nil
         for entry in entries {
             if entry.identifier == firstEntry?.identifier {
-                entry.promise.fail(cause)
+                entry.completion.fail(cause)
             } else {
-                entry.promise.fail(Self.error(for: entry.commandName, after: cause))
+                entry.completion.fail(Self.error(for: entry.commandName, after: cause))
             }
         }
         if closing { context?.close(promise: nil) }
