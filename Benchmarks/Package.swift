@@ -25,6 +25,7 @@ let package = Package(
         .package(name: "Hoard", path: ".."),
         // The MallocInterposer trait (on by default) gives the malloc metrics on Swift 6.3 without jemalloc.
         .package(url: "https://github.com/ordo-one/benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
     ],
     targets: [
         .executableTarget(
@@ -33,6 +34,16 @@ let package = Package(
                 .product(name: "Hoard", package: "Hoard"),
                 // redis-tier: the shared Redis tier against redis-benchmark.
                 .product(name: "HoardRedis", package: "Hoard"),
+            ]
+        ),
+        // The fastest a Redis client on SwiftNIO can go here: a floor for the redis-tier rows.
+        .executableTarget(
+            name: "NIOFloor",
+            dependencies: [
+                // --tasks: HoardRESP's EventLoopTaskExecutor, as the tier's callers use it.
+                .product(name: "HoardRedis", package: "Hoard"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         // What the suites share: photos, scratch folders, seeded randomness, custom metrics.
