@@ -69,8 +69,9 @@ final class NIORedisConnection: Sendable {
     }
 
     private func encoded(_ command: [RESPArgument]) -> ByteBuffer {
-        var bytes = channel.allocator.buffer(capacity: RESPEncoder.encodedByteCount(ofCommand: command))
-        bytes.writeBytes(RESPEncoder.encodeCommand(command))
+        let count = RESPEncoder.encodedByteCount(ofCommand: command)
+        var bytes = channel.allocator.buffer(capacity: count)
+        bytes.writeWithUnsafeMutableBytes(minimumWritableBytes: count) { RESPEncoder.encodeCommand(command, into: $0) }
         return bytes
     }
 

@@ -42,12 +42,58 @@ public enum RESPEncoder {
     ///   - bytes: Where to append them.
     /// - Complexity: O(n) in the total size of the arguments.
     public static func encodeCommand(_ arguments: [RESPArgument], into bytes: inout [UInt8]) {
-        appendHeader(UInt8(ascii: "*"), Int64(arguments.count), to: &bytes)
-        for argument in arguments {
-            appendHeader(UInt8(ascii: "$"), Int64(argument.bytes.count), to: &bytes)
-            bytes.append(contentsOf: argument.bytes)
-            bytes.append(contentsOf: crlf)
+        let start = bytes.count
+        let count = encodedByteCount(ofCommand: arguments)
+        bytes.append(contentsOf: repeatElement(0, count: count))
+        bytes.withUnsafeMutableBytes { buffer in
+            _ = encodeCommand(arguments, into: UnsafeMutableRawBufferPointer(rebasing: buffer[start..<start + count]))
         }
+    }
+
+    /// Writes the bytes of a command at the start of `buffer`, so that a client can encode
+    /// straight into its I/O buffer, with no array in between.
+    ///
+    /// ```swift
+    /// let count = RESPEncoder.encodedByteCount(ofCommand: command)
+    /// buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: count) { RESPEncoder.encodeCommand(command, into: $0) }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - arguments: The command's name and arguments.
+    ///   - buffer: Where to write them; at least ``encodedByteCount(ofCommand:)`` bytes (checked).
+    /// - Returns: The number of bytes written, ``encodedByteCount(ofCommand:)``.
+    /// - Complexity: O(n) in the total size of the arguments.
+    @discardableResult
+    public static func encodeCommand(_ arguments: [RESPArgument], into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        let count = encodedByteCount(ofCommand: arguments)
+        precondition(buffer.count >= count, "RESPEncoder: \(buffer.count) bytes for a command of \(count)")
+        var offset = 0
+        func put(_ byte: UInt8) {
+            buffer[offset] = byte
+            offset += 1
+        }
+        func header(_ type: UInt8, _ value: Int) {
+            put(type)
+            var divisor = 1
+            while divisor <= value / 10 { divisor *= 10 }
+            while divisor > 0 {
+                put(UInt8(ascii: "0") + UInt8(value / divisor % 10))
+                divisor /= 10
+            }
+            put(0x0D)
+            put(0x0A)
+        }
+        header(UInt8(ascii: "*"), arguments.count)
+        for argument in arguments {
+            header(UInt8(ascii: "$"), argument.bytes.count)
+            argument.bytes.withUnsafeBytes { source in
+                UnsafeMutableRawBufferPointer(rebasing: buffer[offset..<offset + source.count]).copyMemory(from: source)
+            }
+            offset += argument.bytes.count
+            put(0x0D)
+            put(0x0A)
+        }
+        return offset
     }
 
     /// How many bytes ``encodeCommand(_:)`` writes for `arguments`, to reserve a buffer.

@@ -28,6 +28,21 @@ struct RESPEncoderTests {
         #expect(RESPEncoder.encodedByteCount(ofCommand: many) == RESPEncoder.encodeCommand(many).count)
     }
 
+    @Test("writes a command into a raw buffer, and refuses one too small", arguments: [0, 9, 10, 65_536])
+    func encodesIntoRawBuffers(_ argumentLength: Int) async {
+        let command: [RESPArgument] = ["SET", "key", RESPArgument([UInt8](repeating: 13, count: argumentLength))]
+        let expected = RESPEncoder.encodeCommand(command)
+        var buffer = [UInt8](repeating: 0xEE, count: expected.count + 3)
+        let written = buffer.withUnsafeMutableBytes { RESPEncoder.encodeCommand(command, into: $0) }
+        #expect(written == expected.count)
+        #expect(Array(buffer.prefix(written)) == expected)
+        #expect(buffer.suffix(3) == [0xEE, 0xEE, 0xEE])
+        await #expect(processExitsWith: .failure) {
+            var small = [UInt8](repeating: 0, count: 20)
+            small.withUnsafeMutableBytes { _ = RESPEncoder.encodeCommand(["SET", "key", "a longer value"], into: $0) }
+        }
+    }
+
     @Test("appends pipelined commands to one buffer")
     func appendsCommands() {
         var bytes: [UInt8] = []
