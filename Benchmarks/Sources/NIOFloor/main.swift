@@ -10,7 +10,10 @@
 // that the handler resumes, with one flush per turn of the loop: what an async client on SwiftNIO
 // costs at the least, before any parsing, record or error handling of its own.
 //
-//   NIOFloor PORT get|set SIZE DEPTH SECONDS [--tasks]
+// With `--client`, the same tasks call HoardRESP's `NIORedisClient.send` instead: the client
+// without the tier (no key hashing, record, breaker or counters).
+//
+//   NIOFloor PORT get|set SIZE DEPTH SECONDS [--tasks | --client]
 //
 // The key is redis-benchmark's own (`key:__rand_int__`, unexpanded without -r), so a GET reads
 // the value its SET wrote; a GET run first stores a SIZE-byte value there. Prints
@@ -124,6 +127,27 @@ func runTasks(port: Int, command: ByteBuffer, replyLength: Int, tasks: Int, seco
     }
 }
 
+func runClient(port: Int, command: [RESPArgument], tasks: Int, seconds: Double) async throws -> Int {
+    let client = try NIORedisClient(configuration: RedisConfiguration(port: port))
+    _ = try await client.send(["PING"])
+    let deadline = ContinuousClock.now + .nanoseconds(Int64(seconds * 1e9))
+    let count = try await withThrowingTaskGroup(of: Int.self) { group in
+        for _ in 0..<tasks {
+            group.addTask(executorPreference: client.taskExecutor) {
+                var count = 0
+                while ContinuousClock.now < deadline {
+                    _ = try await client.send(command)
+                    count += 1
+                }
+                return count
+            }
+        }
+        return try await group.reduce(0, +)
+    }
+    await client.close()
+    return count
+}
+
 func encode(_ words: [[UInt8]]) -> ByteBuffer {
     var buffer = ByteBuffer()
     buffer.writeString("*\(words.count)\r\n")
@@ -147,14 +171,15 @@ func run(port: Int, command: ByteBuffer, replyLength: Int, depth: Int, seconds: 
 }
 
 let arguments = CommandLine.arguments
-let tasks = arguments.last == "--tasks"
-let positional = tasks ? Array(arguments.dropLast()) : arguments
+let mode = arguments.last.flatMap { ["--tasks", "--client"].contains($0) ? $0 : nil }
+let tasks = mode == "--tasks"
+let positional = mode == nil ? arguments : Array(arguments.dropLast())
 guard positional.count == 6, let port = Int(arguments[1]), (1...65535).contains(port),
     ["get", "set"].contains(positional[2]), let size = Int(positional[3]), (1...(64 << 20)).contains(size),
     let depth = Int(positional[4]), (1...1024).contains(depth),
     let seconds = Double(positional[5]), seconds.isFinite, seconds > 0, seconds <= 3600
 else {
-    FileHandle.standardError.write(Data("usage: NIOFloor PORT get|set SIZE DEPTH SECONDS [--tasks]\n".utf8))
+    FileHandle.standardError.write(Data("usage: NIOFloor PORT get|set SIZE DEPTH SECONDS [--tasks | --client]\n".utf8))
     exit(2)
 }
 let key = Array("key:__rand_int__".utf8)
@@ -164,10 +189,14 @@ let isSet = positional[2] == "set"
 if !isSet { _ = try run(port: port, command: set, replyLength: 5, depth: 1, seconds: 0.000_001) }
 let command = isSet ? set : encode([Array("GET".utf8), key])
 let replyLength = isSet ? 5 : "$\(size)\r\n".utf8.count + size + 2  // +OK\r\n, or $<size>\r\n<value>\r\n
+let words: [RESPArgument] =
+    isSet ? ["SET", RESPArgument(key), RESPArgument(value)] : ["GET", RESPArgument(key)]
 let operations =
-    tasks
+    mode == "--client"
+    ? try await runClient(port: port, command: words, tasks: depth, seconds: seconds)
+    : tasks
     ? try await runTasks(port: port, command: command, replyLength: replyLength, tasks: depth, seconds: seconds)
     : try run(port: port, command: command, replyLength: replyLength, depth: depth, seconds: seconds) * depth
 print(
-    "NIOFloor\(tasks ? " --tasks" : "") \(positional[2]) \(size) B depth \(depth): "
+    "NIOFloor\(mode.map { " " + $0 } ?? "") \(positional[2]) \(size) B depth \(depth): "
         + "\(Int(Double(operations) / seconds)) ops/s")
