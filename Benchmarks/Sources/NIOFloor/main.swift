@@ -195,8 +195,8 @@ let operations =
     mode == "--client"
     ? try await runClient(port: port, command: words, tasks: depth, seconds: seconds)
     : tasks
-    ? try await runTasks(port: port, command: command, replyLength: replyLength, tasks: depth, seconds: seconds)
-    : try run(port: port, command: command, replyLength: replyLength, depth: depth, seconds: seconds) * depth
+        ? try await runTasks(port: port, command: command, replyLength: replyLength, tasks: depth, seconds: seconds)
+        : try run(port: port, command: command, replyLength: replyLength, depth: depth, seconds: seconds) * depth
 print(
     "NIOFloor\(mode.map { " " + $0 } ?? "") \(positional[2]) \(size) B depth \(depth): "
         + "\(Int(Double(operations) / seconds)) ops/s")
