@@ -148,15 +148,8 @@ func runClient(port: Int, command: [RESPArgument], tasks: Int, seconds: Double) 
     return count
 }
 
-func encode(_ words: [[UInt8]]) -> ByteBuffer {
-    var buffer = ByteBuffer()
-    buffer.writeString("*\(words.count)\r\n")
-    for word in words {
-        buffer.writeString("$\(word.count)\r\n")
-        buffer.writeBytes(word)
-        buffer.writeString("\r\n")
-    }
-    return buffer
+func encode(_ command: [RESPArgument]) -> ByteBuffer {
+    ByteBuffer(bytes: RESPEncoder.encodeCommand(command))
 }
 
 func run(port: Int, command: ByteBuffer, replyLength: Int, depth: Int, seconds: Double) throws -> Int {
@@ -184,13 +177,13 @@ else {
 }
 let key = Array("key:__rand_int__".utf8)
 let value = [UInt8](repeating: UInt8(ascii: "x"), count: size)
-let set = encode([Array("SET".utf8), key, value])
+let set = encode(["SET", RESPArgument(key), RESPArgument(value)])
 let isSet = positional[2] == "set"
 if !isSet { _ = try run(port: port, command: set, replyLength: 5, depth: 1, seconds: 0.000_001) }
-let command = isSet ? set : encode([Array("GET".utf8), key])
-let replyLength = isSet ? 5 : "$\(size)\r\n".utf8.count + size + 2  // +OK\r\n, or $<size>\r\n<value>\r\n
 let words: [RESPArgument] =
     isSet ? ["SET", RESPArgument(key), RESPArgument(value)] : ["GET", RESPArgument(key)]
+let command = encode(words)
+let replyLength = isSet ? 5 : "$\(size)\r\n".utf8.count + size + 2  // +OK\r\n, or $<size>\r\n<value>\r\n
 let operations =
     mode == "--client"
     ? try await runClient(port: port, command: words, tasks: depth, seconds: seconds)

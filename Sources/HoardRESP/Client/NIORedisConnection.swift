@@ -189,7 +189,7 @@ extension NIORedisConnection {
             } catch {
                 channel.close(promise: nil)
                 return channel.eventLoop.makeFailedFuture(
-                    RedisClientError.connectionClosed(command: "connect", underlying: error) as any Error)
+                    RedisClientError.connectionClosed(command: "connect", underlying: error))
             }
             return connection.handshake(configuration).map { connection }.flatMapError { error in
                 channel.close(promise: nil)

@@ -74,12 +74,7 @@ public enum RESPEncoder {
         }
         func header(_ type: UInt8, _ value: Int) {
             put(type)
-            var divisor = 1
-            while divisor <= value / 10 { divisor *= 10 }
-            while divisor > 0 {
-                put(UInt8(ascii: "0") + UInt8(value / divisor % 10))
-                divisor /= 10
-            }
+            forEachDecimalDigit(of: UInt64(value), put)
             put(0x0D)
             put(0x0A)
         }
@@ -171,14 +166,18 @@ extension RESPEncoder {
     private static func appendHeader(_ type: UInt8, _ integer: Int64, to bytes: inout [UInt8]) {
         bytes.append(type)
         if integer < 0 { bytes.append(UInt8(ascii: "-")) }
-        let magnitude = integer.magnitude
+        forEachDecimalDigit(of: integer.magnitude) { bytes.append($0) }
+        bytes.append(contentsOf: crlf)
+    }
+
+    /// Calls `body` with the ASCII digits of `value`, most significant first.
+    private static func forEachDecimalDigit(of value: UInt64, _ body: (UInt8) -> Void) {
         var divisor: UInt64 = 1
-        while divisor <= magnitude / 10 { divisor *= 10 }
+        while divisor <= value / 10 { divisor *= 10 }
         while divisor > 0 {
-            bytes.append(UInt8(ascii: "0") + UInt8(magnitude / divisor % 10))
+            body(UInt8(ascii: "0") + UInt8(value / divisor % 10))
             divisor /= 10
         }
-        bytes.append(contentsOf: crlf)
     }
 
     /// `type`, the UTF-8 of `text` with CR and LF as spaces, CRLF.
