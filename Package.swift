@@ -141,6 +141,7 @@ let package = Package(
         .target(
             name: "HoardRESP",
             dependencies: [
+                "HoardSystem",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

@@ -34,6 +34,7 @@ final class AsyncLimiter: Sendable {
             }
             if ready { continuation.resume() }
         }
+        ThreadSanitizer.taskResumed()
     }
 
     private func release() {

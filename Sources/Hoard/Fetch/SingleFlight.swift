@@ -73,7 +73,8 @@ final class SingleFlight<Key: Hashable & Sendable, Value: Sendable>: Sendable {
             return waiter
         }
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
+            defer { ThreadSanitizer.taskResumed() }
+            return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
                 let joined = state.withLock { state -> Bool? in
                     state.unregisteredWaiters.remove(waiter)
                     if state.cancelledWaiters.remove(waiter) != nil { return nil }

@@ -1,3 +1,4 @@
+import HoardSystem
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
@@ -52,9 +53,11 @@ final class NIORedisConnection: Sendable {
     /// - Complexity: O(n) in the command's size to encode it.
     func reply(to command: [RESPArgument]) async -> Result<RESPValue, RedisClientError> {
         let bytes = encoded(command)
-        return await withUnsafeContinuation { continuation in
+        let reply = await withUnsafeContinuation { continuation in
             submit(RedisReplyHandler.Request(bytes: bytes, command: command, completion: .continuation(continuation)))
         }
+        ThreadSanitizer.taskResumed()
+        return reply
     }
 
     /// Writes `command` and returns the future of its reply, for future chains (the handshake).
