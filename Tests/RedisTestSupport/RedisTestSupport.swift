@@ -64,6 +64,21 @@ package func withClient<Result>(
     }
 }
 
+/// Runs `body`, a step before or after a test's fault, again while it fails with a deadline passed
+/// or a connection lost: a deadline as short as a test of deadlines needs can pass on a loaded
+/// machine while the server is fine. Throws the last error after `attempts` tries.
+@discardableResult
+package func retryingDeadlines<Value>(attempts: Int = 10, _ body: () async throws -> Value) async throws -> Value {
+    var attempt = 1
+    while true {
+        do {
+            return try await body()
+        } catch let error as RedisClientError where error.isConnectionOrServerFailure && attempt < attempts {
+            attempt += 1
+        }
+    }
+}
+
 /// Every byte value, repeated to `count` bytes.
 package func everyByteValue(count: Int) -> [UInt8] {
     (0..<count).map { UInt8(truncatingIfNeeded: $0) }
