@@ -137,7 +137,8 @@ let package = Package(
             ]
         ),
         // A small RESP2 (Redis) client on SwiftNIO, for the Redis cache tier. Protocol/ imports only the
-        // standard library (the RESP fuzz harness compiles it alone).
+        // standard library (the RESP fuzz harness compiles it alone); Client/ takes ThreadSanitizer's
+        // annotation from HoardSystem.
         .target(
             name: "HoardRESP",
             dependencies: [
