@@ -74,7 +74,9 @@ final class NIORedisConnection: Sendable {
     private func encoded(_ command: [RESPArgument]) -> ByteBuffer {
         let count = RESPEncoder.encodedByteCount(ofCommand: command)
         var bytes = channel.allocator.buffer(capacity: count)
-        bytes.writeWithUnsafeMutableBytes(minimumWritableBytes: count) { RESPEncoder.encodeCommand(command, into: $0) }
+        bytes.writeWithUnsafeMutableBytes(minimumWritableBytes: count) {
+            RESPEncoder.encodeCommand(command, byteCount: count, into: $0)
+        }
         return bytes
     }
 

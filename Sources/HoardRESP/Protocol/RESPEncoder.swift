@@ -24,7 +24,6 @@ public enum RESPEncoder {
     /// - Complexity: O(n) in the total size of the arguments.
     public static func encodeCommand(_ arguments: [RESPArgument]) -> [UInt8] {
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(encodedByteCount(ofCommand: arguments))
         encodeCommand(arguments, into: &bytes)
         return bytes
     }
@@ -46,7 +45,8 @@ public enum RESPEncoder {
         let count = encodedByteCount(ofCommand: arguments)
         bytes.append(contentsOf: repeatElement(0, count: count))
         bytes.withUnsafeMutableBytes { buffer in
-            _ = encodeCommand(arguments, into: UnsafeMutableRawBufferPointer(rebasing: buffer[start..<start + count]))
+            let destination = UnsafeMutableRawBufferPointer(rebasing: buffer[start..<start + count])
+            _ = encodeCommand(arguments, byteCount: count, into: destination)
         }
     }
 
@@ -65,7 +65,23 @@ public enum RESPEncoder {
     /// - Complexity: O(n) in the total size of the arguments.
     @discardableResult
     public static func encodeCommand(_ arguments: [RESPArgument], into buffer: UnsafeMutableRawBufferPointer) -> Int {
-        let count = encodedByteCount(ofCommand: arguments)
+        encodeCommand(arguments, byteCount: encodedByteCount(ofCommand: arguments), into: buffer)
+    }
+
+    /// Writes the bytes of a command at the start of `buffer`, as the raw-buffer `encodeCommand`
+    /// does, for a caller that has counted them already (to size its buffer): no second count.
+    ///
+    /// - Parameters:
+    ///   - arguments: The command's name and arguments.
+    ///   - byteCount: ``encodedByteCount(ofCommand:)`` of `arguments` (checked in debug builds).
+    ///   - buffer: Where to write them; at least `byteCount` bytes (checked).
+    /// - Returns: `byteCount`, the number of bytes written.
+    /// - Complexity: O(n) in the total size of the arguments.
+    @discardableResult
+    static func encodeCommand(
+        _ arguments: [RESPArgument], byteCount count: Int, into buffer: UnsafeMutableRawBufferPointer
+    ) -> Int {
+        assert(count == encodedByteCount(ofCommand: arguments), "RESPEncoder: a wrong byte count for a command")
         precondition(buffer.count >= count, "RESPEncoder: \(buffer.count) bytes for a command of \(count)")
         var offset = 0
         func put(_ byte: UInt8) {
