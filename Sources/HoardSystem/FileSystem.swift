@@ -213,6 +213,29 @@ package enum FileSystem {
         }.map { _ in () }
     }
 
+    /// `renameat(2)` between two open folders: `name` in `directory` becomes `destination` in
+    /// `destinationDirectory`, replacing what is there. Neither name is resolved through a link.
+    package static func rename(
+        _ name: String, in directory: Int32, to destination: String, in destinationDirectory: Int32
+    ) -> Result<Void, SystemCallError> {
+        syscall("renameat") {
+            name.withCString { from in
+                destination.withCString { to in renameat(directory, from, destinationDirectory, to) }
+            }
+        }.map { _ in () }
+    }
+
+    /// `mkdirat(2)`: makes the folder `name` in the folder open as `directory`.
+    package static func makeDirectory(_ name: String, in directory: Int32, mode: UInt32 = 0o700) -> Result<Void, SystemCallError> {
+        syscall("mkdirat") { name.withCString { mkdirat(directory, $0, mode_t(mode)) } }.map { _ in () }
+    }
+
+    /// `openat(2)` of the folder `name` in the folder open as `directory`, with `O_DIRECTORY |
+    /// O_NOFOLLOW`: fails with `ELOOP` or `ENOTDIR` when `name` is a link or not a folder.
+    package static func openDirectory(_ name: String, in directory: Int32) -> Result<Int32, SystemCallError> {
+        open(name, in: directory, flags: O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+    }
+
     /// `dup(2)`.
     package static func duplicate(_ descriptor: Int32) -> Result<Int32, SystemCallError> {
         syscall("dup") { dup(descriptor) }

@@ -15,6 +15,16 @@
 //       for them to expire, prints "compacting", removes them with removeExpired() (which deletes
 //       their rows a batch at a time, gives pages back and compacts segments) and prints
 //       "compacted"; until it is killed.
+//   HoardDiskStress busy DIR SECONDS
+//       Stores and reads back 48 keys of 100 B, 10 KB and 100 KB for SECONDS, printing
+//       "tick OK ERRORS WRONG" every 200 ms (operations that succeeded, threw, and read back
+//       a value that does not verify since the last tick), and "error ..." for the first errors.
+//       Exits 0 unless it is killed. The tests damage the folder under it.
+//   HoardDiskStress overwrite-loop DIR SIZE_LIMIT SECONDS VALUE_BYTES KEYS
+//       Overwrites KEYS keys with VALUE_BYTES-byte values (removing one every eight writes) for
+//       SECONDS under SIZE_LIMIT; prints "writes N".
+//   HoardDiskStress open DIR
+//       Opens a cache on DIR, stores a value, reads its size; prints "opened".
 //   HoardDiskStress hoard-expire-all DIR
 //       Opens a Hoard on DIR, calls expireAll() and prints "expired" (the Hoard fetching tests).
 //   HoardDiskStress hoard-get DIR KEY
@@ -177,6 +187,60 @@ func stressWorker(_ cache: DiskCache, keyCount: Int, until deadline: Date) -> St
     return counts
 }
 
+func busy(_ arguments: [String]) throws -> Never {
+    guard arguments.count == 2, let seconds = Double(arguments[1]) else { fail("usage: busy DIR SECONDS") }
+    let cache = try DiskCache(directory: URL(filePath: arguments[0]))
+    let sizes = [100, 10_000, 100_000]
+    let values = (0..<48).map { StressValue.make(key: "busy-\($0)", version: 1, byteCount: sizes[$0 % 3]) }
+    let deadline = Date().addingTimeInterval(seconds)
+    var nextTick = Date()
+    var (ok, errors, wrong, reported) = (0, 0, 0, 0)
+    var index = 0
+    while Date() < deadline {
+        let key = "busy-\(index % values.count)"
+        do {
+            if index % 2 == 0 {
+                try cache.store(values[index % values.count], forKey: key)
+            } else if let data = try cache.data(forKey: key), data != values[index % values.count] {
+                wrong += 1
+            }
+            ok += 1
+        } catch {
+            errors += 1
+            if reported < 3 {
+                reported += 1
+                print("error \(error)")
+            }
+        }
+        index += 1
+        if Date() >= nextTick {
+            print("tick \(ok) \(errors) \(wrong)")
+            fflush(nil)
+            (ok, errors, wrong) = (0, 0, 0)
+            nextTick = Date().addingTimeInterval(0.2)
+        }
+    }
+    print("tick \(ok) \(errors) \(wrong)")
+    exit(0)
+}
+
+func overwriteLoop(_ arguments: [String]) throws -> Never {
+    guard arguments.count == 5, let sizeLimit = Int(arguments[1]), let seconds = Double(arguments[2]),
+        let valueByteCount = Int(arguments[3]), let keyCount = Int(arguments[4])
+    else { fail("usage: overwrite-loop DIR SIZE_LIMIT SECONDS VALUE_BYTES KEYS") }
+    let cache = try DiskCache(directory: URL(filePath: arguments[0]), configuration: .init(sizeLimit: sizeLimit))
+    let deadline = Date().addingTimeInterval(seconds)
+    var writes = 0
+    while Date() < deadline {
+        let key = "key-\(writes % keyCount)"
+        try cache.store(StressValue.make(key: key, version: UInt64(writes), byteCount: valueByteCount), forKey: key)
+        if writes % 8 == 0 { try cache.remove(forKey: "key-\((writes / 8) % keyCount)") }
+        writes += 1
+    }
+    print("writes \(writes)")
+    exit(0)
+}
+
 /// A Hoard on DIR that reads the expiration mark on every lookup.
 func openHoard(_ path: String) throws -> Hoard {
     var configuration = Hoard.Configuration(name: "test", directory: URL(filePath: path))
@@ -190,6 +254,13 @@ do {
     case "write-loop": try writeLoop(Array(arguments.dropFirst()))
     case "stress": try stress(Array(arguments.dropFirst()))
     case "compact-loop": try compactLoop(Array(arguments.dropFirst()))
+    case "busy": try busy(Array(arguments.dropFirst()))
+    case "overwrite-loop": try overwriteLoop(Array(arguments.dropFirst()))
+    case "open" where arguments.count == 2:
+        let cache = try DiskCache(directory: URL(filePath: arguments[1]))
+        try cache.store(Data("opened".utf8), forKey: "opened \(getpid())")
+        _ = try cache.totalSize
+        print("opened")
     case "hoard-expire-all" where arguments.count == 2:
         try await openHoard(arguments[1]).expireAll()
         print("expired")
@@ -203,7 +274,7 @@ do {
         }
     case "readme-shared-cache" where arguments.count == 1:
         try await runReadmeSharedCacheExample()
-    default: fail("usage: HoardDiskStress write-loop|stress|compact-loop|hoard-expire-all|hoard-get|bad-values|readme-shared-cache ...")
+    default: fail("usage: HoardDiskStress write-loop|stress|compact-loop|busy|overwrite-loop|open|hoard-expire-all|hoard-get|bad-values|readme-shared-cache ...")
     }
 } catch {
     fail("\(error)")

@@ -14,8 +14,11 @@ extension DiskCache {
     ///                           configuration: configuration)
     /// ```
     public struct Configuration: Sendable {
-        /// The most bytes (headers and keys included) the entries' records may take before the
-        /// least recently used are removed. Enforced while the process runs, after writes; see ``DiskCache/trim()``.
+        /// The most bytes the cache may take on disk before the least recently used entries are
+        /// removed: its segment files (records removed or replaced but not yet compacted away
+        /// included), its entry files, and its index past its first 64 KiB; the index's log is
+        /// part of ``slackByteCount``. Checked after every write, in every process sharing the
+        /// folder (the count is kept in the index); see ``DiskCache/trim()``.
         public var sizeLimit: Int
         /// The fraction of ``sizeLimit`` a trim removes down to (default 0.8), so that trims are
         /// rare rather than one per write once the cache is full.
@@ -40,6 +43,11 @@ extension DiskCache {
         /// database, larger ones in shared segment files. 0 gives every entry its own file. At
         /// most ``maximumInlineEntryLimit``.
         public var inlineEntryLimit: Int
+        /// The longest a store, removal or trim waits for another connection's write (another
+        /// process mid-write, or one stopped while it held the index's write lock) before it fails
+        /// with ``DiskCacheError/indexBusy(path:waited:)`` (default 2 s, at most 3600). Reads never
+        /// wait for a writer: a recency mark that cannot be written at once is dropped.
+        public var writeLockTimeout: TimeInterval = 2
         /// Where damaged entries, trims and removed temporary files are reported.
         public var logger: Logger
         /// The clock: creation dates, expiry and recency all use it.
@@ -100,11 +108,25 @@ extension DiskCache {
             try InvalidValueError.check(rescanInterval, atLeast: 0, "DiskCache.Configuration.rescanInterval")
             try InvalidValueError.check(
                 abandonedTemporaryFileAge, atLeast: 0, "DiskCache.Configuration.abandonedTemporaryFileAge")
+            try InvalidValueError.check(writeLockTimeout, atLeast: 0, "DiskCache.Configuration.writeLockTimeout")
+            guard writeLockTimeout <= 3600 else {
+                throw InvalidValueError(
+                    field: "DiskCache.Configuration.writeLockTimeout", value: "\(writeLockTimeout)",
+                    requirement: "at most 3600 seconds")
+            }
             guard (0...Self.maximumInlineEntryLimit).contains(inlineEntryLimit) else {
                 throw InvalidValueError(
                     field: "DiskCache.Configuration.inlineEntryLimit", value: "\(inlineEntryLimit)",
                     requirement: "from 0 to \(Self.maximumInlineEntryLimit)")
             }
+        }
+
+        /// How far past ``sizeLimit`` the folder may grow: the index's write-ahead log, which
+        /// SQLite cuts back only after a checkpoint (twice its limit of a sixteenth of the size
+        /// limit, from 64 KiB to 4 MiB), and the index's first 64 KiB (its schema and the first
+        /// pages of its tables). Records being written at that moment come on top.
+        public var slackByteCount: Int {
+            2 * DiskIndex.logByteLimit(forSizeLimit: sizeLimit) + DiskCache.indexAllowance
         }
 
         /// The byte count a trim removes down to.

@@ -85,9 +85,33 @@ extension DiskCache {
         }
     }
 
+    /// Runs `body`, a clean-up that deletes rows, on an index connection; when the disk is full
+    /// (SQLite needs log space to delete rows), it runs once more after a checkpoint that gives the
+    /// log's space back. The files a clean-up removes go inside its transactions, before the
+    /// commit, so each attempt frees what it can.
+    ///
+    /// - Throws: As ``withIndex(writing:_:)``.
+    func withCleanupIndex<Result>(_ body: (SQLiteConnection) throws -> Result) throws -> Result {
+        do {
+            return try withIndex(writing: true, body)
+        } catch let error as DiskCacheError where error.errno == ENOSPC {
+            _ = try? withIndex(writing: true) { try $0.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
+            return try withIndex(writing: true, body)
+        }
+    }
+
+    /// Runs `body` on an index connection that does not wait for another writer; `nil` when one
+    /// holds the lock (or the index fails): what a read does to the index, best effort.
+    func withIndexWithoutWaiting<Result>(_ body: (SQLiteConnection) throws -> Result) -> Result? {
+        try? withIndex(writing: true) { connection in try connection.withoutWaiting { try body(connection) } }
+    }
+
     /// The ``DiskCacheError`` for an SQLite failure on the index, naming the database, what
     /// failed, SQLite's message and the `errno` behind it.
     func indexError(_ error: SQLiteError, writing: Bool) -> DiskCacheError {
+        if error.isBusy {
+            return .indexBusy(path: index.path, waited: Double(index.busyTimeoutMilliseconds) / 1000)
+        }
         let call = "SQLite \(error.operation.prefix(60)): \(error.message)"
         return writing
             ? .writeFailed(path: index.path, call: call, errno: error.errno)
@@ -157,28 +181,56 @@ extension DiskCache {
     }
 
     /// Deletes the row of `hash`, only if its last-use date is still `lastUsed` when given (a row
-    /// replaced or used since it was read is kept); returns whether a row went.
+    /// replaced or used since it was read is kept), with the entry file of a row that named one
+    /// (inside the caller's transaction, so that no writer is making a file visible meanwhile),
+    /// and takes that file off the shared usage count; returns whether a row went.
     func deleteRow(_ hash: [UInt8], ifLastUsed lastUsed: Double? = nil, on connection: SQLiteConnection) throws -> Bool {
-        let delete = try connection.statement(
-            lastUsed == nil ? "DELETE FROM entries WHERE hash = ?1" : "DELETE FROM entries WHERE hash = ?1 AND used = ?2")
+        // The row is read first, not with `DELETE ... RETURNING`: SQLite 3.40 gives a wrong
+        // `record IS NOT NULL` in a RETURNING clause.
+        guard let row = try indexRow(hash, on: connection), lastUsed == nil || row.lastUsed == lastUsed else {
+            return false
+        }
+        let delete = try connection.statement("DELETE FROM entries WHERE hash = ?1")
         defer { delete.reset() }
         delete.bind(1, hash)
-        if let lastUsed { delete.bind(2, lastUsed) }
-        while try delete.step() {}
-        return connection.changes > 0
+        try delete.run()
+        switch row.placement {
+        case .file:
+            try files.remove(SHA256.hex(hash))
+            try adjustUsage(by: -row.byteCount, on: connection)
+        case .inline:
+            try adjustUsage(by: -row.byteCount, inline: -row.byteCount, on: connection)
+        case .segment:
+            break  // dead bytes in its segment until a compaction
+        }
+        return true
     }
 
-    /// Removes the entry file of `hash` if there is a regular file there; returns its length.
+    /// Adds `delta` to the shared count of the bytes records take (segment and entry files,
+    /// and records inside the index, of which `inline`), inside the caller's write transaction.
     ///
-    /// - Throws: ``DiskCacheError/removeFailed(path:call:errno:)``.
+    /// - Returns: What the count says the cache takes now (see ``TrimState/counted(usage:)``); 0
+    ///   when its row is missing, until the next trim counts again.
     @discardableResult
-    func removeEntryFile(ofHash hash: [UInt8]) throws(DiskCacheError) -> Int {
-        let path = location(forHash: hash).path
-        guard case .success(let status) = FileSystem.linkStatus(path), status.kind == .regular else { return 0 }
-        if case .failure(let error) = FileSystem.removeFile(path) {
-            throw .removeFailed(path: path, call: error.call, errno: error.errno)
-        }
-        return status.byteCount
+    func adjustUsage(by delta: Int, inline: Int = 0, on connection: SQLiteConnection) throws -> Usage {
+        let update = try connection.statement(
+            "UPDATE usage SET bytes = max(bytes + ?1, 0), inline = max(inline + ?2, 0) RETURNING bytes, inline")
+        defer { update.reset() }
+        update.bind(1, delta)
+        update.bind(2, inline)
+        guard try update.step() else { return Usage(bytes: 0, inlineBytes: 0) }
+        let usage = Usage(bytes: update.byteCount(0), inlineBytes: update.byteCount(1))
+        while try update.step() {}
+        return usage
+    }
+
+    /// The shared count of the bytes records take on disk, kept in the index's `usage` row by
+    /// every write in every process.
+    struct Usage: Sendable, Hashable {
+        /// Segment files (dead records included), entry files, and records inside the index.
+        var bytes: Int
+        /// The part of ``bytes`` inside the index.
+        var inlineBytes: Int
     }
 
     /// Logs a record found damaged inside the index (its row is removed).

@@ -39,10 +39,10 @@ extension DiskCache {
             return found
         case .damaged(let reason, let row):
             logDamagedRecord(hash: hash, reason: reason)
-            try removeRow(row)
+            removeRow(row)
             return nil
         case .expired(let row):
-            try removeRow(row)
+            removeRow(row)
             return nil
         case .file(let row):
             return try readFileEntry(key: key, row: row, options: options, now: now)
@@ -155,19 +155,18 @@ extension DiskCache {
     /// Reads an entry the index places in a file; a file that is gone, damaged or expired takes
     /// its row with it.
     private func readFileEntry(key: String, row: IndexRow, options: ReadOptions, now: Date) throws -> FoundEntry? {
-        let location = location(forHash: row.hash)
+        let fileName = SHA256.hex(row.hash)
         let lookup = try readEntryFile(
-            at: location.path, fileName: location.fileName, expectedKey: key,
-            options: options.subtracting(.markUsed).union(.payload), now: now)
+            named: fileName, expectedKey: key, options: options.subtracting(.markUsed).union(.payload), now: now)
         guard let file = lookup.file, let payload = file.payload else {
             // A damaged or expired file was removed, and counted, by the read.
             let isAbsent = if case .absent = lookup { true } else { false }
             if isAbsent {
                 configuration.logger.debug(
                     "Disk cache index names an entry file that is gone; row removed",
-                    metadata: ["path": .string(location.path)])
+                    metadata: ["path": .string(files.path(of: fileName))])
             }
-            try removeRow(row, counting: isAbsent)
+            removeRow(row)
             return nil
         }
         if options.contains(.markUsed), !file.header.isExpired(at: now),
@@ -178,17 +177,19 @@ extension DiskCache {
         return FoundEntry(header: file.header, payload: payload)
     }
 
-    /// Removes `row` if it has not been replaced or used since it was read, and (with `counting`)
-    /// takes its bytes off the running total.
-    private func removeRow(_ row: IndexRow, counting: Bool = true) throws {
-        if try withIndex(writing: true, { try deleteRow(row.hash, ifLastUsed: row.lastUsed, on: $0) }), counting {
-            noteRemoval(byteCount: row.byteCount)
+    /// Removes `row` (with its file) if it has not been replaced or used since it was read. Best
+    /// effort, and never a wait for a writer: a read must not wait, and a row left behind reads as
+    /// a miss again and is removed later.
+    private func removeRow(_ row: IndexRow) {
+        _ = withIndexWithoutWaiting { connection in
+            try connection.writeTransaction { try deleteRow(row.hash, ifLastUsed: row.lastUsed, on: connection) }
         }
     }
 
-    /// Sets the last-use date of `hash` to `now`; best effort (a failure only costs recency).
+    /// Sets the last-use date of `hash` to `now`; best effort, and never a wait for a writer (a
+    /// mark dropped only costs recency).
     private func markUsed(_ hash: [UInt8], now: Date) {
-        _ = try? withIndex(writing: true) { connection in
+        _ = withIndexWithoutWaiting { connection in
             let update = try connection.statement("UPDATE entries SET used = ?2 WHERE hash = ?1")
             defer { update.reset() }
             update.bind(1, hash)

@@ -76,27 +76,25 @@ extension DiskCache {
         picked += try pickSegmentEntries(now: now, where: shouldRemove)
         // Entries in files: their headers and first bytes, from the files.
         for row in try fileRows() {
-            let location = location(forHash: row.hash)
             guard
                 let entry = try readEntryFile(
-                    at: location.path, fileName: location.fileName, expectedKey: nil, options: [.payloadPrefix],
-                    now: now
+                    named: SHA256.hex(row.hash), expectedKey: nil, options: [.payloadPrefix], now: now
                 ).file,
                 shouldRemove(entry.header.key, entry.payloadPrefix ?? [])
             else { continue }
             picked.append((row.hash, entry.header.key, row.lastUsed))
         }
         var removed: [String] = []
-        for (hash, key, lastUsed) in picked {
-            let row = try withIndex(writing: true) { connection -> IndexRow? in
-                let row = try indexRow(hash, on: connection)
-                return try deleteRow(hash, ifLastUsed: lastUsed, on: connection) ? row : nil
+        for start in stride(from: 0, to: picked.count, by: Self.deletionBatchRowCount) {
+            let batch = picked[start..<min(start + Self.deletionBatchRowCount, picked.count)]
+            removed += try withCleanupIndex { connection in
+                try connection.writeTransaction {
+                    // Rows replaced since they were picked stay.
+                    try batch.filter { try deleteRow($0.hash, ifLastUsed: $0.lastUsed, on: connection) }.map(\.key)
+                }
             }
-            guard let row else { continue }  // replaced since it was picked
-            if row.placement == .file { try removeEntryFile(ofHash: hash) }
-            noteRemoval(byteCount: row.byteCount)
-            removed.append(key)
         }
+        if !removed.isEmpty { try reclaimAfterRemoval() }
         return removed
     }
 
@@ -133,18 +131,37 @@ extension DiskCache {
     /// - Complexity: O(m) for m entry files.
     public func removeAll() throws {
         let now = configuration.now()
-        try deleteRows(where: "1", now)
+        do {
+            try deleteRows(where: "1", now)
+        } catch let error as DiskCacheError where error.errno == ENOSPC {
+            // Even with every file gone, the index had no room to log the deletion: it holds
+            // nothing worth keeping now, so it is made anew (other processes notice within a second).
+            guard index.beginRebuild() else { throw error }
+            try resetIndex()
+        }
         // Files the index does not know of too (left by a crash, or an earlier Hoard).
-        for file in try scanEntryFiles() where file.status.kind == .regular {
-            if case .failure(let error) = FileSystem.removeFile(file.path) {
-                throw DiskCacheError.removeFailed(path: file.path, call: error.call, errno: error.errno)
-            }
+        for file in try files.scan() where file.status.kind == .regular {
+            try files.remove(file.fileName, ifSameAs: file.status)
         }
         try removeAbandonedTemporaryFiles(now: now)
-        state.withLock { state in
-            state.approximateByteCount = 0
-            state.lastScanDate = now
-            state.isByteCountKnown = true
+        try recountUsage()
+    }
+
+    /// Replaces the index with an empty one and removes every segment file; for ``removeAll()``
+    /// on a full disk. Call between ``DiskIndex/beginRebuild()`` and its end.
+    private func resetIndex() throws {
+        defer { index.endRebuild() }
+        configuration.logger.warning(
+            "Disk cache index had no room to record a clear on a full disk: made anew", metadata: ["path": .string(index.path)])
+        index.discardDatabase(openedAs: nil)
+        segments.forgetAll()
+        do {
+            try index.prepare()
+        } catch let error as SQLiteError {
+            throw indexError(error, writing: true)
+        }
+        if case .success(let names) = FileSystem.contentsOfDirectory(rootPath) {
+            for id in names.compactMap(SegmentFiles.id(inFileName:)) { try removeSegmentFile(id) }
         }
     }
 
@@ -159,14 +176,21 @@ extension DiskCache {
     /// - Throws: ``DiskCacheError/directoryUnavailable(path:call:errno:)`` when the folder cannot be listed.
     /// - Complexity: O(m) for m entries: one scan of an index of the index.
     public var totalSize: Int {
-        get throws {
-            let total = try indexedByteCount()
-            state.withLock { state in
-                state.approximateByteCount = total
-                state.isByteCountKnown = true
-            }
-            return total
-        }
+        get throws { try indexedByteCount() }
+    }
+
+    /// The bytes the cache takes on disk now: its segment files (removed and replaced records
+    /// included, until a trim gives their space back), entry files, and the index with its log.
+    /// What ``Configuration/sizeLimit`` bounds.
+    ///
+    /// ```swift
+    /// print("cache uses \(try cache.bytesOnDisk / 1_048_576) MiB")
+    /// ```
+    ///
+    /// - Throws: ``DiskCacheError`` when the index cannot be read or written.
+    /// - Complexity: O(m) for m entries: a count of the index, and an `lstat` per segment file.
+    public var bytesOnDisk: Int {
+        get throws { try recount().onDisk }
     }
 
     /// Deletes the rows that `condition` (SQL over `entries`, with the date `?1`) picks, removes
@@ -183,27 +207,33 @@ extension DiskCache {
             return rows
         }
         let deleted = try deleteRows(selected, onlyIfUnused: false)
-        for row in deleted {
-            if row.placement == .file { try removeEntryFile(ofHash: row.hash) }
-            noteRemoval(byteCount: row.byteCount)
-        }
-        if !deleted.isEmpty {
+        if !deleted.isEmpty { try reclaimAfterRemoval() }
+        return deleted
+    }
+
+    /// Gives back the space removed records leave: segments with few live records left, and the
+    /// index's free pages. On a full disk, where a compaction cannot copy records, what is left
+    /// waits for the next trim: the removal itself has been done.
+    private func reclaimAfterRemoval() throws {
+        do {
             try compactSegments()
             try reclaimFreePages()
+        } catch let error as DiskCacheError where error.errno == ENOSPC {
+            configuration.logger.warning(
+                "Disk cache space not all given back: the disk is full", metadata: ["error": .string(error.description)])
         }
-        return deleted
     }
 
     /// Rows deleted per transaction: a writer in another thread or process waits at most one batch.
     static let deletionBatchRowCount = 256
 
-    /// Deletes `rows` (with `onlyIfUnused`, only those not used or replaced since they were read),
-    /// in transactions of ``deletionBatchRowCount`` rows; returns the rows deleted.
+    /// Deletes `rows` (with `onlyIfUnused`, only those not used or replaced since they were read)
+    /// with their files, in transactions of ``deletionBatchRowCount`` rows; returns the rows deleted.
     func deleteRows(_ rows: [IndexRow], onlyIfUnused: Bool) throws -> [IndexRow] {
         var deleted: [IndexRow] = []
         for start in stride(from: 0, to: rows.count, by: Self.deletionBatchRowCount) {
             let batch = rows[start..<min(start + Self.deletionBatchRowCount, rows.count)]
-            deleted += try withIndex(writing: true) { connection in
+            deleted += try withCleanupIndex { connection in
                 try connection.writeTransaction {
                     try batch.filter {
                         try deleteRow($0.hash, ifLastUsed: onlyIfUnused ? $0.lastUsed : nil, on: connection)

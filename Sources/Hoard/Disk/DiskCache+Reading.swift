@@ -11,7 +11,7 @@ import Logging
 #endif
 
 extension DiskCache {
-    /// What ``readEntryFile(at:fileName:expectedKey:options:now:)`` reads besides the header.
+    /// What ``readEntryFile(named:expectedKey:options:now:)`` reads besides the header.
     struct ReadOptions: OptionSet, Sendable {
         let rawValue: Int
         /// Read and verify the payload.
@@ -76,7 +76,7 @@ extension DiskCache {
         }
     }
 
-    /// Reads and verifies the entry file at `path`, removing it (and logging) when it is damaged
+    /// Reads and verifies the entry file `fileName`, removing it (and logging) when it is damaged
     /// or expired.
     ///
     /// - Parameters:
@@ -86,19 +86,25 @@ extension DiskCache {
     /// - Returns: The verified file, or why there is none.
     /// - Throws: ``DiskCacheError/readFailed(path:call:errno:)`` for I/O errors other than absence.
     func readEntryFile(
-        at path: String, fileName: String, expectedKey: String?, options: ReadOptions, now: Date
+        named fileName: String, expectedKey: String?, options: ReadOptions, now: Date
     ) throws -> EntryLookup {
+        let path = files.path(of: fileName)
         let descriptor: Int32
-        switch FileSystem.open(path, flags: FileSystem.readOnlyFlags) {
-        case .success(let opened):
+        switch try files.openForReading(fileName) {
+        case .file(let opened):
             descriptor = opened
-        case .failure(let error) where error.errno == ENOENT || error.errno == ENOTDIR:
+        case .absent:
             return .absent
-        case .failure(let error) where error.errno == ELOOP || error.errno == EMLINK:
-            discard(path: path, status: nil, reason: Damage.symbolicLink.description, level: .warning)
+        case .link:
+            // The link itself goes (it sits where the cache keeps its own file); what it points
+            // to is never opened.
+            discard(fileName, status: nil, reason: Damage.symbolicLink.description, level: .warning)
             return .damaged
-        case .failure(let error):
-            throw DiskCacheError.readFailed(path: path, call: error.call, errno: error.errno)
+        case .foreign(let reason):
+            configuration.logger.warning(
+                "Disk cache entry is not the cache's own file: left alone, read as a miss",
+                metadata: ["path": .string(path), "reason": .string(reason)])
+            return .damaged
         }
         defer { FileSystem.close(descriptor) }
 
@@ -112,7 +118,7 @@ extension DiskCache {
         switch try readHeader(descriptor, status: status, path: path) {
         case .success(let parsed): (header, prefix) = parsed
         case .failure(let damage):
-            discard(path: path, status: status, reason: damage.description, level: .warning)
+            discard(fileName, status: status, reason: damage.description, level: .warning)
             return .damaged
         }
         let keyMatches: Bool
@@ -122,12 +128,12 @@ extension DiskCache {
             keyMatches = try Self.fileName(forKey: header.key) == fileName
         }
         guard keyMatches else {
-            discard(path: path, status: status, reason: Damage.keyMismatch.description, level: .warning)
+            discard(fileName, status: status, reason: Damage.keyMismatch.description, level: .warning)
             return .damaged
         }
         let isExpired = header.isExpired(at: now)
         if isExpired, !options.contains(.keepExpired) {
-            discard(path: path, status: status, reason: "expired", level: .debug)
+            discard(fileName, status: status, reason: "expired", level: .debug)
             return .expired
         }
         var payload: Data?
@@ -135,7 +141,7 @@ extension DiskCache {
             switch try readPayload(descriptor, header: header, prefix: prefix, path: path) {
             case .success(let bytes): payload = bytes
             case .failure(let damage):
-                discard(path: path, status: status, reason: damage.description, level: .warning)
+                discard(fileName, status: status, reason: damage.description, level: .warning)
                 return .damaged
             }
         }
@@ -149,28 +155,30 @@ extension DiskCache {
         return .found(EntryFile(header: header, status: status, payload: payload, payloadPrefix: payloadPrefix))
     }
 
-    /// Removes the file at `path` if it is still the file described by `status` (another process may
-    /// have renamed a fresh entry into place since it was opened), and logs why.
-    func discard(path: String, status: FileStatus?, reason: String, level: Logger.Level) {
-        if let status {
-            guard case .success(let current) = FileSystem.linkStatus(path), current.isSameFile(as: status) else {
-                return
-            }
+    /// Removes entry file `fileName` if it is still the file described by `status` (another
+    /// process may have renamed a fresh entry into place since it was opened), and logs why. Best
+    /// effort, and never a wait: it takes the index's write lock (under which files are made
+    /// visible) only when it is free, and leaves the file for a later read or trim otherwise.
+    func discard(_ fileName: String, status: FileStatus?, reason: String, level: Logger.Level) {
+        let path = files.path(of: fileName)
+        let removed = withIndexWithoutWaiting { connection in
+            try connection.writeTransaction { try files.remove(fileName, ifSameAs: status, links: status == nil) }
         }
-        switch FileSystem.removeFile(path) {
-        case .success:
-            noteRemoval(byteCount: status.map { $0.kind == .regular ? $0.byteCount : 0 } ?? 0)
+        switch removed {
+        case .some(.some):
             let message: Logger.Message =
                 level == .debug ? "Removed expired disk cache entry" : "Removed damaged disk cache entry"
-            configuration.logger.log(
-                level: level, message, metadata: ["path": .string(path), "reason": .string(reason)])
-        case .failure(let error):
+            configuration.logger.log(level: level, message, metadata: ["path": .string(path), "reason": .string(reason)])
+        case .some(.none) where status.map({ $0.kind != .regular }) ?? false:
             configuration.logger.warning(
-                "Cannot remove damaged or expired disk cache entry",
-                metadata: [
-                    "path": .string(path), "reason": .string(reason),
-                    "call": .string(error.call), "errno": .stringConvertible(error.errno),
-                ])
+                "Cannot remove damaged or expired disk cache entry: not a regular file, left alone",
+                metadata: ["path": .string(path), "reason": .string(reason)])
+        case .some(.none):
+            break  // replaced or removed meanwhile
+        case .none:
+            configuration.logger.debug(
+                "Damaged or expired disk cache entry left for later: the index is busy",
+                metadata: ["path": .string(path), "reason": .string(reason)])
         }
     }
 

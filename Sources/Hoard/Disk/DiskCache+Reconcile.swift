@@ -62,12 +62,12 @@ extension DiskCache {
     @discardableResult
     func reconcileIndex() throws -> Int {
         let now = configuration.now()
-        let files = try scanEntryFiles()
+        let scanned = try files.scan()
         var seen = Set<String>()
         var adopted = 0
-        for batch in stride(from: 0, to: files.count, by: 512).map({ files[$0..<min($0 + 512, files.count)] }) {
-            var staleCopies: [ScannedFile] = []
-            var unknown: [ScannedFile] = []
+        for batch in stride(from: 0, to: scanned.count, by: 512).map({ scanned[$0..<min($0 + 512, scanned.count)] }) {
+            var staleCopies: [EntryFiles.Scanned] = []
+            var unknown: [EntryFiles.Scanned] = []
             try withIndex(writing: false) { connection in
                 for file in batch {
                     guard let hash = SHA256.bytes(fromHex: file.fileName) else { continue }
@@ -79,23 +79,33 @@ extension DiskCache {
                     }
                 }
             }
-            for file in staleCopies { _ = removeScannedFile(file) }
             var found: [(hash: [UInt8], file: EntryFile)] = []
             for file in unknown {
                 guard let hash = SHA256.bytes(fromHex: file.fileName),
-                    let entry = try readEntryFile(
-                        at: file.path, fileName: file.fileName, expectedKey: nil, options: [], now: now
-                    ).file
+                    let entry = try readEntryFile(named: file.fileName, expectedKey: nil, options: [], now: now).file
                 else { continue }  // damaged or expired: removed by the read
                 found.append((hash, entry))
             }
-            guard !found.isEmpty else { continue }
+            guard !staleCopies.isEmpty || !found.isEmpty else { continue }
+            // Under the write lock, where every file is made visible together with its row: what
+            // the look-up above saw is checked again, so that a file a writer has just renamed
+            // into place with its row is neither removed nor indexed twice.
             try withIndex(writing: true) { connection in
                 try connection.writeTransaction {
+                    for file in staleCopies {
+                        guard let hash = SHA256.bytes(fromHex: file.fileName),
+                            let placement = try indexRow(hash, on: connection)?.placement, placement != .file
+                        else { continue }
+                        try files.remove(file.fileName, ifSameAs: file.status)
+                    }
                     for (hash, file) in found where try indexRow(hash, on: connection) == nil {
+                        guard let status = files.status(of: SHA256.hex(hash)), status.isSameFile(as: file.status) else {
+                            continue
+                        }
                         try upsertRow(
                             hash: hash, header: file.header, used: file.status.modificationDate, record: nil,
                             on: connection)
+                        try adjustUsage(by: file.header.fileByteCount, on: connection)
                         adopted += 1
                     }
                 }
@@ -107,7 +117,8 @@ extension DiskCache {
 
     // MARK: - Private
 
-    /// Removes the rows that name a file not among `fileNames` (and still missing now).
+    /// Removes the rows that name a file not among `fileNames` (and still missing now, under the
+    /// write lock).
     private func removeRowsOfMissingFiles(keeping fileNames: Set<String>) throws {
         let fileRows = try withIndex(writing: false) { connection -> [[UInt8]] in
             let select = try connection.statement("SELECT hash FROM entries WHERE \(Placement.isFile)")
@@ -116,24 +127,21 @@ extension DiskCache {
             while try select.step() { hashes.append(select.blob(0)) }
             return hashes
         }
-        let missing = fileRows.filter { hash in
-            guard !fileNames.contains(SHA256.hex(hash)) else { return false }
-            // Written since the scan?
-            if case .success = FileSystem.linkStatus(location(forHash: hash).path) { return false }
-            return true
-        }
-        guard !missing.isEmpty else { return }
-        try withIndex(writing: true) { connection in
-            try connection.writeTransaction {
-                for hash in missing {
-                    let delete = try connection.statement("DELETE FROM entries WHERE hash = ?1 AND \(Placement.isFile)")
-                    defer { delete.reset() }
-                    delete.bind(1, hash)
-                    while try delete.step() {}
+        let candidates = fileRows.filter { !fileNames.contains(SHA256.hex($0)) }
+        guard !candidates.isEmpty else { return }
+        let removed = try withIndex(writing: true) { connection in
+            try connection.writeTransaction { () -> Int in
+                var removed = 0
+                for hash in candidates where files.status(of: SHA256.hex(hash)) == nil {
+                    guard try indexRow(hash, on: connection)?.placement == .file else { continue }
+                    if try deleteRow(hash, on: connection) { removed += 1 }
                 }
+                return removed
             }
         }
-        configuration.logger.debug(
-            "Removed index rows whose entry files are gone", metadata: ["path": .string(rootPath), "rows": "\(missing.count)"])
+        if removed > 0 {
+            configuration.logger.debug(
+                "Removed index rows whose entry files are gone", metadata: ["path": .string(rootPath), "rows": "\(removed)"])
+        }
     }
 }

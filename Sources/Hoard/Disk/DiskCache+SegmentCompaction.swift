@@ -25,8 +25,14 @@ extension DiskCache {
     /// - Throws: ``DiskCacheError`` when the index cannot be read or written, or the folder listed.
     /// - Complexity: O(m) for m entries (one scan of the index), plus the bytes of the live
     ///   records moved.
+    ///
+    /// - Parameters:
+    ///   - sealingNewest: Start a new segment first when the newest is half dead or more (and at
+    ///     least 64 KiB), so that it can be compacted too: what a trim over the limit does.
+    ///   - anyDeadBytes: Copy the live records out of every segment that holds any dead bytes,
+    ///     not only those half dead: what a trim does when nothing else brings it under its mark.
     @discardableResult
-    func compactSegments() throws -> Int {
+    func compactSegments(sealingNewest: Bool = false, anyDeadBytes: Bool = false) throws -> Int {
         let (lengths, live) = try withIndex(writing: false) { connection -> ([Int: Int], [Int: Int]) in
             var lengths: [Int: Int] = [:]
             let all = try connection.statement("SELECT id, length FROM segments")
@@ -41,12 +47,23 @@ extension DiskCache {
             while try sums.step() { live[sums.int(0)] = sums.byteCount(1) }
             return (lengths, live)
         }
-        let newest = lengths.keys.max()
+        var newest = lengths.keys.max()
+        if sealingNewest, let id = newest, let length = lengths[id], length >= 64 * 1024,
+            (live[id] ?? 0) * 2 <= length || anyDeadBytes && (live[id] ?? 0) < length
+        {
+            newest = try withIndex(writing: true) { connection in
+                try connection.writeTransaction { () -> Int in
+                    try connection.statement("INSERT INTO segments (length) VALUES (0)").run()
+                    return connection.lastInsertRowID
+                }
+            }
+        }
         var removed = 0
         for (id, length) in lengths.sorted(by: { $0.key < $1.key }) {
             let liveBytes = live[id] ?? 0
             if liveBytes > 0 {
-                guard id != newest, liveBytes * 2 <= length else { continue }
+                let isWorthMoving = anyDeadBytes ? liveBytes < length : liveBytes * 2 <= length
+                guard id != newest, isWorthMoving else { continue }
                 try moveRecords(outOf: id)
             }
             if try removeSegment(id) { removed += 1 }
@@ -75,6 +92,7 @@ extension DiskCache {
                     select.reset()
                     var damaged: [(hash: [UInt8], reason: String)] = []
                     var batchBytes = 0
+                    var movedBytes = 0
                     for row in rows where batchBytes < Self.compactionBatchByteCount {
                         batchBytes += row.size
                         let location = SegmentLocation(id: id, offset: row.offset)
@@ -85,6 +103,7 @@ extension DiskCache {
                             var record = entry.header.encoded()
                             record.append(contentsOf: entry.payload)
                             let moved = try record.withUnsafeBytes { try appendToSegment($0, on: connection) }
+                            movedBytes += record.count
                             let update = try connection.statement(
                                 "UPDATE entries SET segment = ?2, offset = ?3 WHERE hash = ?1")
                             defer { update.reset() }
@@ -99,6 +118,7 @@ extension DiskCache {
                             _ = try deleteRow(row.hash, on: connection)
                         }
                     }
+                    try adjustUsage(by: movedBytes, on: connection)
                     return (rows.count, damaged)
                 }
             }
@@ -116,16 +136,19 @@ extension DiskCache {
                 named.bind(1, id)
                 guard try !named.step() else { return false }
                 named.reset()
-                let delete = try connection.statement("DELETE FROM segments WHERE id = ?1")
+                let delete = try connection.statement("DELETE FROM segments WHERE id = ?1 RETURNING length")
                 defer { delete.reset() }
                 delete.bind(1, id)
-                try delete.run()
+                let length = try delete.step() ? delete.byteCount(0) : 0
+                while try delete.step() {}
+                delete.reset()
+                try adjustUsage(by: -length, on: connection)
+                // The file goes under the same lock as its row.
+                try removeSegmentFile(id)
                 return true
             }
         }
-        guard isGone else { return false }
-        try removeSegmentFile(id)
-        return true
+        return isGone
     }
 
     /// Removes the segment files that the `segments` table does not name. A file is made inside
@@ -167,11 +190,13 @@ extension DiskCache {
         return strays.count
     }
 
-    /// Removes segment `id`'s file if it is a regular file (never what a link points to).
-    private func removeSegmentFile(_ id: Int) throws {
+    /// Removes segment `id`'s file if it is a regular file with no other name (never what a link
+    /// points to, never a file somebody linked elsewhere).
+    func removeSegmentFile(_ id: Int) throws {
         segments.forget(id)
         let path = segments.path(of: id)
-        guard case .success(let status) = FileSystem.linkStatus(path), status.kind == .regular else { return }
+        guard case .success(let status) = FileSystem.linkStatus(path), status.kind == .regular, status.linkCount == 1
+        else { return }
         if case .failure(let error) = FileSystem.removeFile(path) {
             throw DiskCacheError.removeFailed(path: path, call: error.call, errno: error.errno)
         }

@@ -24,34 +24,50 @@ extension DiskCache {
         min(max(configuration.sizeLimit / 4, 1 << 20), 32 << 20)
     }
 
-    /// Writes `record` at the end of the newest segment (starting a new one when it is full) and
-    /// moves the segment's committed end; call inside a write transaction. The bytes go past the
-    /// committed end first, and the end moves with the commit: a process killed in between leaves
-    /// bytes past the end, which the next append writes over.
+    /// Writes `record` at the end of the newest segment (starting a new one when it is full, or
+    /// when its file is not one the cache may write: a link, a folder, a file with another name)
+    /// and moves the segment's committed end; call inside a write transaction, and add the
+    /// record's bytes to the shared usage count in it. The bytes go past the committed end first,
+    /// and the end moves with the commit: a process killed in between leaves bytes past the end,
+    /// which the next append writes over.
     ///
     /// - Returns: The segment and offset that now hold the record, once the transaction commits.
     /// - Throws: ``DiskCacheError/writeFailed(path:call:errno:)``.
     func appendToSegment(_ record: UnsafeRawBufferPointer, on connection: SQLiteConnection) throws -> SegmentLocation {
         let newest = try connection.statement("SELECT id, length FROM segments ORDER BY id DESC LIMIT 1")
         defer { newest.reset() }
-        var location: SegmentLocation
-        var isNew = false
+        var location: SegmentLocation?
         // A length outside 0...limit (a damaged row) starts a new segment rather than an append
         // at a place nobody can trust.
         if try newest.step(), case let length = newest.int(1),
             length == 0 || (length > 0 && length <= segmentByteLimit - record.count)
         {
             location = SegmentLocation(id: newest.int(0), offset: length)
-        } else {
-            try connection.statement("INSERT INTO segments (length) VALUES (0)").run()
-            location = SegmentLocation(id: connection.lastInsertRowID, offset: 0)
-            isNew = true
         }
         newest.reset()
-        let handle: SegmentFiles.Handle
-        switch segments.handle(location.id, writable: true, creating: isNew) {
-        case .success(let opened): handle = opened
-        case .failure(let failure): throw segmentError(failure, id: location.id, writing: true)
+        var handle: SegmentFiles.Handle?
+        if let found = location {
+            switch segments.handle(found.id, writable: true) {
+            case .success(let opened): handle = opened
+            case .failure(.foreign(let reason)):
+                logForeignSegment(found.id, reason: reason)  // left alone; a new segment takes the record
+            case .failure(let failure): throw segmentError(failure, id: found.id, writing: true)
+            }
+        }
+        // A new segment; a name taken by something foreign (made behind the cache's back) is
+        // passed over for the next.
+        for attempt in 0..<3 where handle == nil {
+            try connection.statement("INSERT INTO segments (length) VALUES (0)").run()
+            let id = connection.lastInsertRowID
+            location = SegmentLocation(id: id, offset: 0)
+            switch segments.handle(id, writable: true, creating: true) {
+            case .success(let opened): handle = opened
+            case .failure(.foreign(let reason)) where attempt < 2: logForeignSegment(id, reason: reason)
+            case .failure(let failure): throw segmentError(failure, id: id, writing: true)
+            }
+        }
+        guard let handle, let location else {
+            throw DiskCacheError.writeFailed(path: rootPath, call: "open segment", errno: EEXIST)
         }
         if case .failure(let error) = FileSystem.writeAll(handle.descriptor, record, at: location.offset) {
             throw DiskCacheError.writeFailed(path: handle.path, call: error.call, errno: error.errno)
@@ -62,6 +78,14 @@ extension DiskCache {
         update.bind(2, location.offset + record.count)
         try update.run()
         return location
+    }
+
+    /// Logs a segment file the cache will not write (once per file and process is enough for
+    /// a reader of the log, but a warning each time costs nothing on this rare path).
+    private func logForeignSegment(_ id: Int, reason: String) {
+        configuration.logger.warning(
+            "Disk cache segment is not the cache's own file: left alone, a new segment is started",
+            metadata: ["path": .string(segments.path(of: id)), "reason": .string(reason)])
     }
 
     /// Where a record lives in the segment files.
@@ -102,6 +126,7 @@ extension DiskCache {
         switch segments.handle(location.id, writable: false) {
         case .success(let opened): handle = opened
         case .failure(.missing): return .unavailable("segment \(location.id) is gone")
+        case .failure(.foreign(let reason)): return .unavailable("segment \(location.id) is \(reason)")
         case .failure(let failure): throw segmentError(failure, id: location.id, writing: false)
         }
         guard let memory = malloc(byteCount + Self.copyAlignmentSlack) else {
@@ -180,6 +205,7 @@ extension DiskCache {
             let handle: SegmentFiles.Handle
             switch segments.handle(row.location.id, writable: false) {
             case .success(let opened): handle = opened
+            case .failure(.foreign): continue  // not the cache's: its rows read as misses
             case .failure(.missing): if finalPass { continue } else { return nil }
             case .failure(let failure): throw segmentError(failure, id: row.location.id, writing: false)
             }
@@ -205,7 +231,7 @@ extension DiskCache {
     }
 
     /// The ``DiskCacheError`` for a segment file that cannot be opened.
-    private func segmentError(_ failure: SegmentFiles.OpenFailure, id: Int, writing: Bool) -> DiskCacheError {
+    func segmentError(_ failure: SegmentFiles.OpenFailure, id: Int, writing: Bool) -> DiskCacheError {
         let path = segments.path(of: id)
         switch failure {
         case .missing:

@@ -12,37 +12,48 @@ import Logging
 
 /// The in-process bookkeeping behind size enforcement, guarded by `DiskCache.state`.
 struct TrimState: Sendable {
-    /// Bytes in entries as of the last count, plus this process's writes minus its removals since.
-    var approximateByteCount = 0
-    /// When the last completed scan started (by the cache's clock); `nil` before the first scan.
+    /// The bytes of the index database when last measured (its log is part of the slack, not of
+    /// the limit).
+    var indexByteCount = 0
+    /// Writes since the index files were last measured.
+    var writesSinceIndexMeasure = Int.max
+    /// When the last completed trim started (by the cache's clock); `nil` before the first.
     var lastScanDate: Date?
-    /// Whether `approximateByteCount` started from a scan (or from an empty folder).
-    var isByteCountKnown = false
 
-    /// Whether a write that landed at `landed` calls for a trim: the running total is over `limit`,
-    /// or the last scan started `rescanInterval` or more before the write landed (with an interval of
-    /// 0: not after it), or there has been no scan, or the clock went back past the last one.
-    func isTrimDue(afterWriteAt landed: Date, now: Date, limit: Int, rescanInterval: TimeInterval) -> Bool {
+    /// Whether a write that left the shared usage at `usage` calls for a trim: the bytes on disk
+    /// pass `limit`, or the last trim started `rescanInterval` or more before the write landed
+    /// (with an interval of 0: not after it), or there has been none, or the clock went back.
+    func isTrimDue(
+        usage: DiskCache.Usage, afterWriteAt landed: Date, now: Date, limit: Int, rescanInterval: TimeInterval
+    ) -> Bool {
         guard let last = lastScanDate else { return true }
-        return approximateByteCount > limit || landed.timeIntervalSince(last) >= rescanInterval || last > now
+        return counted(usage) > limit || landed.timeIntervalSince(last) >= rescanInterval || last > now
+    }
+
+    /// What counts against the limit: the records (``DiskCache/Usage/bytes``), and the index
+    /// database past the records inside it and ``DiskCache/indexAllowance``.
+    func counted(_ usage: DiskCache.Usage) -> Int {
+        let overhead = max(0, indexByteCount - usage.inlineBytes - DiskCache.indexAllowance)
+        let (sum, overflow) = usage.bytes.addingReportingOverflow(overhead)
+        return overflow ? .max : sum
     }
 }
 
 extension DiskCache {
-    /// An entry file found by a scan.
-    struct ScannedFile: Sendable {
-        var path: String
-        var fileName: String
-        var status: FileStatus
-    }
+    /// How many writes go by between two measures of the index files' size, which grow with the
+    /// records kept inside the index (a measure is two `stat` calls).
+    static let indexMeasureInterval = 32
 
-    /// Brings the index in step with the folder, then removes least recently used entries until
-    /// the total is at or below the low-water mark if it is above ``Configuration/sizeLimit``,
-    /// gives the space they took back to the file system, and removes temporary files abandoned by
-    /// writers that died.
+    /// How many rounds of removal a trim runs at most to come under its low-water mark.
+    static let trimRounds = 4
+
+    /// Brings the index in step with the folder, then trims (see ``performTrim(now:)``): gives
+    /// back the space removed and replaced records left, and removes least recently used entries
+    /// while the bytes on disk are over ``Configuration/sizeLimit``; removes temporary files
+    /// abandoned by writers that died.
     ///
-    /// Writes trim by themselves (by the index alone, without listing the folder) when the running
-    /// total passes the limit or the last count is older than ``Configuration/rescanInterval``;
+    /// Writes trim by themselves (by the index alone, without listing the folder) when the bytes
+    /// on disk pass the limit or the last trim is older than ``Configuration/rescanInterval``;
     /// call this after a bulk import, or at start-up to clean up after a crash: it also indexes
     /// entry files the index does not know and drops rows whose files are gone (see
     /// ``reconcileIndex()``). Several processes may trim the same folder at once.
@@ -59,28 +70,29 @@ extension DiskCache {
         try performTrim(now: configuration.now())
     }
 
-    /// Adds a write that has landed (been renamed into place) to the running total, and trims when due.
+    /// Checks the bytes on disk after a write that left the shared usage count at `usage`, and
+    /// trims when due.
     ///
-    /// Automatic trims run one at a time. A write that finds a trim due while another thread runs one
-    /// waits for it, then checks again and runs its own if one is still due: skipping it instead
-    /// would leave the write unseen by any scan whenever the running trim had already listed its
-    /// folder, and with a ``Configuration/rescanInterval`` of 0 the folder must be scanned after
-    /// every write (see ``DiskCache``).
-    func noteWrite(_ outcome: WriteOutcome) {
+    /// Automatic trims run one at a time in a process. A write that finds a trim due while another
+    /// thread runs one waits for it, then checks again and runs its own if one is still due.
+    func noteWrite(usage: Usage) {
         let landed = configuration.now()
         let limit = configuration.sizeLimit
         let rescanInterval = configuration.rescanInterval
-        let isDue = state.withLock { state in
-            let (sum, overflow) = state.approximateByteCount.addingReportingOverflow(
-                outcome.byteCount - outcome.replacedByteCount)
-            state.approximateByteCount = overflow ? .max : max(sum, 0)
-            return state.isTrimDue(afterWriteAt: landed, now: landed, limit: limit, rescanInterval: rescanInterval)
+        let shouldMeasure = state.withLock { state in
+            state.writesSinceIndexMeasure = state.writesSinceIndexMeasure &+ 1
+            return state.writesSinceIndexMeasure >= Self.indexMeasureInterval
+        }
+        if shouldMeasure { measureIndexFiles() }
+        let isDue = state.withLock {
+            $0.isTrimDue(usage: usage, afterWriteAt: landed, now: landed, limit: limit, rescanInterval: rescanInterval)
         }
         guard isDue else { return }
         trimLock.withLock { _ in
             let now = configuration.now()
+            let current = (try? withIndex(writing: false) { try storedUsage(on: $0) }) ?? usage
             let isStillDue = state.withLock {
-                $0.isTrimDue(afterWriteAt: landed, now: now, limit: limit, rescanInterval: rescanInterval)
+                $0.isTrimDue(usage: current, afterWriteAt: landed, now: now, limit: limit, rescanInterval: rescanInterval)
             }
             guard isStillDue else { return }  // a trim that started after this write landed saw it
             do {
@@ -92,137 +104,207 @@ extension DiskCache {
         }
     }
 
-    /// This process's running estimate of the entry files' bytes; the first call before any scan
-    /// scans the folder.
+    /// What counts against the limit now, by the shared count and the index's size: what
+    /// statistics show. 0 when the index cannot be read.
     ///
-    /// - Complexity: O(1) once the folder has been scanned; O(m) for m entry files before.
+    /// - Complexity: O(1): one indexed read and two `stat` calls.
     func estimatedByteCount() -> Int {
-        let (count, isKnown) = state.withLock { ($0.approximateByteCount, $0.isByteCountKnown) }
-        return isKnown ? count : (try? totalSize) ?? count
+        guard let usage = try? withIndex(writing: false, { try storedUsage(on: $0) }) else { return 0 }
+        measureIndexFiles()
+        return state.withLock { $0.counted(usage) }
     }
 
-    /// Subtracts a removal from the running total.
-    func noteRemoval(byteCount: Int) {
-        state.withLock { $0.approximateByteCount = max(0, $0.approximateByteCount - byteCount) }
-    }
+    /// The bytes of the index database that are part of the slack rather than counted against
+    /// the limit: its schema and the first pages of its tables, whatever they hold.
+    static let indexAllowance = 64 * 1024
 
-    /// Every file with an entry name in a shard folder, with its `lstat`; files that vanish while
-    /// listing are skipped.
+    /// Measures the index files and records what counts against the limit: the database beyond
+    /// ``indexAllowance`` (the log and the `-shm` file are part of the slack).
     ///
-    /// - Throws: ``DiskCacheError/directoryUnavailable(path:call:errno:)`` when the root cannot be listed.
-    func scanEntryFiles() throws -> [ScannedFile] {
-        let root: DirectoryStream
-        do {
-            root = try DirectoryStream(path: rootPath)
-        } catch where error.errno == ENOENT {
-            return []
-        } catch {
-            throw DiskCacheError.directoryUnavailable(path: rootPath, call: error.call, errno: error.errno)
-        }
-        var files: [ScannedFile] = []
-        while let shard = root.next() {
-            guard Self.isShardName(shard.name) else { continue }
-            let shardPath = rootPath + "/" + shard.name
-            // Only real folders: a shard that is a symbolic link leads somewhere the cache did not make.
-            guard shard.kind == .directory || shard.kind == .unknown && Self.isRealDirectory(shardPath),
-                let stream = try? DirectoryStream(path: shardPath)
-            else { continue }
-            while let entry = stream.next() {
-                guard Self.isEntryFileName(entry.name) else { continue }
-                let path = shardPath + "/" + entry.name
-                if case .success(let status) = FileSystem.linkStatus(path) {
-                    files.append(ScannedFile(path: path, fileName: entry.name, status: status))
-                }
+    /// - Returns: The bytes of all the index files (database, log, `-shm`).
+    @discardableResult
+    func measureIndexFiles() -> Int {
+        var database = 0
+        var all = 0
+        for suffix in [""] + DiskIndex.companionSuffixes {
+            if case .success(let status) = FileSystem.linkStatus(index.path + suffix), status.kind == .regular {
+                if suffix.isEmpty { database = status.byteCount }
+                all += status.byteCount
             }
         }
-        return files
+        state.withLock {
+            $0.indexByteCount = database
+            $0.writesSinceIndexMeasure = 0
+        }
+        return all
     }
 
-    /// Whether `path` itself, not what a link there points to, is a folder.
-    private static func isRealDirectory(_ path: String) -> Bool {
-        if case .success(let status) = FileSystem.linkStatus(path) { status.kind == .directory } else { false }
-    }
-
-    /// Removes `file` if it is unchanged since it was scanned; returns whether it is gone.
-    func removeScannedFile(_ file: ScannedFile) -> Bool {
-        guard case .success(let current) = FileSystem.linkStatus(file.path) else { return true }
-        guard current.kind == .regular, current.isSameFile(as: file.status), current.modificationDate == file.status.modificationDate else {
-            return false  // replaced or used since the scan: keep it
-        }
-        switch FileSystem.removeFile(file.path) {
-        case .success:
-            return true
-        case .failure(let error):
-            configuration.logger.warning(
-                "Cannot remove disk cache entry",
-                metadata: ["path": .string(file.path), "call": .string(error.call), "errno": "\(error.errno)"])
-            return false
-        }
+    /// The shared count of the bytes records take (see ``Usage``), as stored.
+    func storedUsage(on connection: SQLiteConnection) throws -> Usage {
+        let select = try connection.statement("SELECT bytes, inline FROM usage WHERE id = 1")
+        defer { select.reset() }
+        return try select.step()
+            ? Usage(bytes: select.byteCount(0), inlineBytes: select.byteCount(1)) : Usage(bytes: 0, inlineBytes: 0)
     }
 
     // MARK: - Private
 
-    /// Totals the index, removes least recently used entries when over the limit (and gives their
-    /// space back to the file system), and removes abandoned temporary files; `now` is when the
-    /// count starts, and becomes `lastScanDate`.
+    /// Trims the folder to the limit, `now` being when the count starts (it becomes `lastScanDate`):
+    ///
+    /// 1. counts the bytes on disk again (``recountUsage()``, which also mends numbers in the
+    ///    index that cannot be right);
+    /// 2. when over the limit, first gives back the space dead records take in segments and free
+    ///    pages take in the index; then, still over, removes least recently used entries down to
+    ///    the low-water mark, and gives their space back, copying live records out of segments
+    ///    however little of them is dead if that is what it takes;
+    /// 3. removes temporary files abandoned by writers that died.
     private func performTrim(now: Date) throws {
-        let countedBefore = state.withLock { $0.approximateByteCount }
-        var total = try indexedByteCount()
-        let scannedTotal = total
+        let limit = configuration.sizeLimit
+        let target = configuration.lowWaterMark
+        var footprint = try recountUsage()
+        let before = footprint
         var removedCount = 0
-        if total > configuration.sizeLimit {
-            let target = configuration.lowWaterMark
-            let candidates = try leastRecentlyUsedRows(beyond: total - target)
-            let removed = try deleteRows(candidates, onlyIfUnused: true)
-            for row in removed {
-                if row.placement == .file { _ = try? removeEntryFile(ofHash: row.hash) }
-                total -= row.byteCount
+        if footprint > limit {
+            try reclaimSpace(sealingNewest: true, anyDeadBytes: false)
+            footprint = try recountUsage()
+        }
+        if footprint > limit {
+            // Removing records frees about what their rows say; the count after each round says
+            // what was really given back (dead bytes left in segments, pages left in the index).
+            var round = 0
+            while footprint > target, round < Self.trimRounds {
+                round += 1
+                let removed = try removeLeastRecentlyUsed(beyond: footprint - target)
+                removedCount += removed.count
+                try reclaimSpace(sealingNewest: true, anyDeadBytes: round > 1)
+                footprint = try recountUsage()
+                if removed.isEmpty { break }
             }
-            removedCount = removed.count
-            try reclaimFreePages()
             configuration.logger.debug(
                 "Trimmed disk cache",
                 metadata: [
                     "path": .string(rootPath), "removed": "\(removedCount)",
-                    "bytesBefore": "\(scannedTotal)", "bytesAfter": "\(total)",
+                    "bytesBefore": "\(before)", "bytesAfter": "\(footprint)",
                 ])
+        } else {
+            // Also within the limit: replaced records leave space behind in segments.
+            try compactSegments()
         }
-        // Also without a trim: replaced records leave space behind in segments too.
-        try compactSegments()
         try removeAbandonedTemporaryFiles(now: now)
-        state.withLock { state in
-            // Keep what this process wrote while the trim ran.
-            let writtenMeanwhile = state.approximateByteCount - countedBefore
-            state.approximateByteCount = max(0, total + max(0, writtenMeanwhile))
-            state.lastScanDate = now
-            state.isByteCountKnown = true
-        }
+        state.withLock { $0.lastScanDate = now }
         if removedCount > 0 { configuration.onTrim?(removedCount) }
     }
 
-    /// The bytes of every entry's record, by the index.
+    /// Gives back the space of dead records in segments (see ``compactSegments(sealingNewest:anyDeadBytes:)``)
+    /// and of free pages in the index. On a full disk the compaction, which copies live records,
+    /// may fail: what it could not do waits for the next trim.
+    private func reclaimSpace(sealingNewest: Bool, anyDeadBytes: Bool) throws {
+        do {
+            try compactSegments(sealingNewest: sealingNewest, anyDeadBytes: anyDeadBytes)
+        } catch let error as DiskCacheError where error.errno == ENOSPC {
+            configuration.logger.warning(
+                "Disk cache compaction stopped: the disk is full", metadata: ["error": .string(error.description)])
+        }
+        try reclaimFreePages()
+    }
+
+    /// Counts the bytes on disk again and stores the count of segment and entry files in the
+    /// shared usage row, after mending numbers in the index no write could have made: an inline
+    /// row's size is its record's length; a row giving a size or offset beyond any record is
+    /// damaged and is removed (its entry file, if any, is indexed again by the next
+    /// ``reconcileIndex()``). Segment files are measured (`lstat`), not taken from their rows.
+    ///
+    /// - Returns: What counts against the limit: segment files, entry files, and the index
+    ///   database beyond ``indexAllowance``.
+    /// - Throws: ``DiskCacheError`` when the index cannot be written.
+    @discardableResult
+    func recountUsage() throws -> Int {
+        try recount().counted
+    }
+
+    /// Counts again (see ``recountUsage()``); returns what counts against the limit, and all the
+    /// bytes on disk (the index's log and allowance included).
+    func recount() throws -> (counted: Int, onDisk: Int) {
+        let maximumRecord = Self.maximumInlineRecordByteCount
+        let damaged = """
+            record IS NULL AND (typeof(size) != 'integer' OR size < \(Entry.Header.fixedByteCount)
+                OR size > \(SQLiteStatement.maximumByteCount)
+                OR (segment IS NOT NULL AND (size > \(maximumRecord) OR typeof(offset) != 'integer' OR offset < 0
+                    OR offset > \(SQLiteStatement.maximumByteCount))))
+            """
+        let (usage, removed) = try withIndex(writing: true) { connection in
+            try connection.writeTransaction { () -> (Usage, [[UInt8]]) in
+                try connection.execute(
+                    "UPDATE entries SET size = length(record) WHERE record IS NOT NULL AND size != length(record)")
+                var removed: [[UInt8]] = []
+                let select = try connection.statement("SELECT hash FROM entries WHERE \(damaged)")
+                defer { select.reset() }
+                while try select.step() { removed.append(select.blob(0)) }
+                select.reset()
+                if !removed.isEmpty { try connection.execute("DELETE FROM entries WHERE \(damaged)") }
+                var bytes = 0
+                let segmentIDs = try connection.statement("SELECT id FROM segments")
+                defer { segmentIDs.reset() }
+                while try segmentIDs.step() {
+                    if case .success(let status) = FileSystem.linkStatus(segments.path(of: segmentIDs.int(0))),
+                        status.kind == .regular
+                    {
+                        bytes += status.byteCount
+                    }
+                }
+                segmentIDs.reset()
+                let sums = try connection.statement(
+                    "SELECT total(CASE WHEN \(Placement.isFile) THEN size ELSE 0 END), total(length(record)) FROM entries")
+                defer { sums.reset() }
+                var inline = 0
+                if try sums.step() {
+                    bytes += sums.byteCount(0)
+                    inline = sums.byteCount(1)
+                }
+                sums.reset()
+                let usage = Usage(bytes: bytes + inline, inlineBytes: inline)
+                try connection.execute(
+                    "INSERT OR REPLACE INTO usage (id, bytes, inline) VALUES (1, \(usage.bytes), \(usage.inlineBytes))")
+                return (usage, removed)
+            }
+        }
+        for hash in removed {
+            logDamagedRecord(hash: hash, reason: "the index gives a size or offset no record can have")
+        }
+        let indexFiles = measureIndexFiles()
+        return (state.withLock { $0.counted(usage) }, usage.bytes - usage.inlineBytes + indexFiles)
+    }
+
+    /// The bytes of every entry's record, by the index: an inline record's own length, and the
+    /// size of others held to what a record can be.
     func indexedByteCount() throws -> Int {
         try withIndex(writing: false) { connection in
-            let sum = try connection.statement("SELECT total(size) FROM entries")
+            let sum = try connection.statement(
+                "SELECT total(CASE WHEN record IS NOT NULL THEN length(record) "
+                    + "WHEN size BETWEEN 0 AND \(SQLiteStatement.maximumByteCount) THEN size ELSE 0 END) FROM entries")
             defer { sum.reset() }
-            return try sum.step() ? max(sum.int(0), 0) : 0
+            return try sum.step() ? sum.byteCount(0) : 0
         }
     }
 
-    /// The least recently used rows whose records add up to at least `byteCount`.
-    private func leastRecentlyUsedRows(beyond byteCount: Int) throws -> [IndexRow] {
-        try withIndex(writing: false) { connection in
+    /// Removes least recently used entries (each with its file, in batches) whose records and
+    /// rows add up to at least `byteCount`; returns the rows removed.
+    private func removeLeastRecentlyUsed(beyond byteCount: Int) throws -> [IndexRow] {
+        let candidates = try withIndex(writing: false) { connection in
             let select = try connection.statement(
-                "SELECT \(IndexRow.rowColumns) FROM entries ORDER BY used, hash")
+                "SELECT hash, CASE WHEN record IS NOT NULL THEN length(record) ELSE size END, used, "
+                    + "\(Placement.column), length(CAST(key AS BLOB)) FROM entries ORDER BY used, hash")
             defer { select.reset() }
             var rows: [IndexRow] = []
             var sum = 0
             while sum < byteCount, try select.step() {
                 let row = IndexRow(select)
                 rows.append(row)
-                sum = min(sum, .max - row.byteCount) + row.byteCount  // saturating: sizes are damageable
+                // A row costs the index about its key and a few numbers beside the record.
+                sum = min(sum, .max - row.byteCount - 256) + row.byteCount + select.byteCount(4) / 2 + 64
             }
             return rows
         }
+        return try deleteRows(candidates, onlyIfUnused: true)
     }
 }

@@ -10,42 +10,52 @@ import HoardSystem
 #endif
 
 extension DiskCache {
-    /// What a write did to the folder's size.
-    struct WriteOutcome: Sendable, Hashable {
-        /// The new entry file's length.
-        var byteCount: Int
-        /// The length of the entry file it replaced, 0 when there was none.
-        var replacedByteCount: Int
-    }
-
     /// Stores a record in the shared files: inside the index under ``segmentRecordThreshold``,
     /// else appended to the newest segment (see ``appendToSegment(_:on:)``). One transaction reads
-    /// the row it replaces, writes the record and the new row, so that readers in any process see
-    /// the old record or the new one. When the old record was a file of its own, the file is
-    /// removed after the commit (a crash in between leaves a stale file that ``reconcileIndex()``
-    /// removes).
+    /// the row it replaces and writes the record and the new row, so that readers in any process
+    /// see the old record or the new one. A record that lived in a file of its own loses the file
+    /// in a second transaction, after the first committed (a process killed in between leaves a
+    /// stale file, which ``reconcileIndex()`` removes; never a row without its file): files are
+    /// created and removed only under the index's write lock.
     ///
+    /// - Returns: The shared usage count after the write (see ``usage``).
     /// - Throws: ``DiskCacheError/writeFailed(path:call:errno:)`` naming the index or the segment
-    ///   (`ENOSPC` for a full disk: nothing committed, the old value stays).
-    func storeShared(header: Entry.Header, payload: Data, hash: [UInt8], now: Date) throws -> WriteOutcome {
+    ///   (`ENOSPC` for a full disk: nothing committed, the old value stays);
+    ///   ``DiskCacheError/indexBusy(path:waited:)``.
+    func storeShared(header: Entry.Header, payload: Data, hash: [UInt8], now: Date) throws -> Usage {
         let (header, record) = Self.record(header: header, payload: payload)
-        let replaced = try withIndex(writing: true) { connection in
-            try connection.writeTransaction {
+        let (usage, replaced) = try withIndex(writing: true) { connection in
+            try connection.writeTransaction { () -> (Usage, IndexRow?) in
                 let old = try indexRow(hash, on: connection)
+                var delta = record.count
+                var inlineDelta = 0
                 try record.withUnsafeBytes { bytes in
                     if bytes.count < Self.segmentRecordThreshold {
                         try upsertRow(hash: hash, header: header, used: now, record: bytes, on: connection)
+                        inlineDelta = bytes.count
                     } else {
                         let location = try appendToSegment(bytes, on: connection)
                         try upsertRow(
                             hash: hash, header: header, used: now, record: nil, segment: location, on: connection)
                     }
                 }
-                return old
+                if let old, old.placement == .inline {
+                    delta -= old.byteCount
+                    inlineDelta -= old.byteCount
+                }
+                return (try adjustUsage(by: delta, inline: inlineDelta, on: connection), old?.placement == .file ? old : nil)
             }
         }
-        if replaced?.placement == .file { _ = try? removeEntryFile(ofHash: hash) }
-        return WriteOutcome(byteCount: record.count, replacedByteCount: replaced?.byteCount ?? 0)
+        guard let replaced else { return usage }
+        return try withIndex(writing: true) { connection in
+            try connection.writeTransaction {
+                // Unless a file was written for the key since.
+                guard try indexRow(hash, on: connection)?.placement != .file,
+                    try files.remove(SHA256.hex(hash)) != nil
+                else { return usage }
+                return try adjustUsage(by: -replaced.byteCount, on: connection)
+            }
+        }
     }
 
     /// The record of `payload` under `header`: the header, with the payload's checksum computed
@@ -60,74 +70,76 @@ extension DiskCache {
         return (header, record)
     }
 
-    /// Stores a record in a file of its own (see ``writeEntryFile(header:payload:location:now:)``),
-    /// then points the index at it. A crash between the two leaves the old row (whose record, if
-    /// inline, is then still what reads return) and a file that ``reconcileIndex()`` indexes.
+    /// Stores a record in a file of its own: the file is written in full under a temporary
+    /// name (see ``writeTemporaryEntryFile(header:payload:now:)``), then, in one write
+    /// transaction, renamed over the entry's name and its row written. A file becomes visible
+    /// only together with its row, so a clean-up (which removes files only under the same lock)
+    /// never takes it for a stray. A process killed between the rename and the commit leaves a
+    /// file its row does not name, which ``reconcileIndex()`` adopts or removes.
     ///
-    /// - Throws: ``DiskCacheError/writeFailed(path:call:errno:)``.
-    func storeInFile(header: Entry.Header, payload: Data, hash: [UInt8], now: Date) throws -> WriteOutcome {
-        let written = try writeEntryFile(header: header, payload: payload, location: location(forHash: hash), now: now)
-        let replaced = try withIndex(writing: true) { connection in
-            try connection.writeTransaction {
-                let old = try indexRow(hash, on: connection)
-                try upsertRow(hash: hash, header: header, used: now, record: nil, on: connection)
-                return old
-            }
-        }
-        return WriteOutcome(byteCount: written.byteCount, replacedByteCount: replaced?.byteCount ?? 0)
-    }
-
-    /// Writes the entry to a fresh temporary file and renames it over the entry path.
-    ///
-    /// The temporary file lives in `<root>/tmp/` (same file system, so the rename is atomic) and is
-    /// `flock`ed until the rename, which tells ``trim()`` in any process that it is not abandoned.
-    /// The payload is written in chunks with its CRC-32C computed on the way (one pass over the
-    /// bytes), then the header, which holds the checksum, is written at offset 0. No `fsync`: a
-    /// torn file after a crash is caught by the length and checksum checks.
-    ///
-    /// - Parameter header: The entry's header; its `payloadChecksum` is computed here.
-    /// - Throws: ``DiskCacheError/writeFailed(path:call:errno:)``.
-    func writeEntryFile(header: Entry.Header, payload: Data, location: Location, now: Date) throws -> WriteOutcome {
-        var header = header
-        var isChecksumKnown = false
-        // A trim in another process may remove the temporary file between its creation and its
-        // lock (a window of one system call); the rename then fails and the write starts again.
+    /// - Returns: The shared usage count after the write (see ``usage``).
+    /// - Throws: ``DiskCacheError/writeFailed(path:call:errno:)``; ``DiskCacheError/foreignItem(path:reason:)``
+    ///   when the entry's shard folder is not the cache's; ``DiskCacheError/indexBusy(path:waited:)``.
+    func storeInFile(header: Entry.Header, payload: Data, hash: [UInt8], now: Date) throws -> Usage {
+        let fileName = SHA256.hex(hash)
+        // A clean-up in another process may take a temporary file between its creation and its
+        // lock (a window of one system call); the rename then finds it gone, and the write starts again.
         for _ in 0..<3 {
-            if let outcome = try writeOnce(
-                header: &header, isChecksumKnown: &isChecksumKnown, payload: payload, location: location, now: now)
-            {
-                return outcome
+            let (temporary, header) = try writeTemporaryEntryFile(header: header, payload: payload, now: now)
+            defer {
+                _ = FileSystem.unlink(temporary.name, in: temporary.directory)  // ENOENT once renamed
+                FileSystem.close(temporary.descriptor)  // after the commit: releases the lock
+                FileSystem.close(temporary.directory)
             }
+            let usage = try withIndex(writing: true) { connection -> Usage? in
+                try connection.writeTransaction {
+                    guard try files.moveIntoPlace(temporary: temporary.name, in: temporary.directory, as: fileName) else {
+                        return nil
+                    }
+                    let old = try indexRow(hash, on: connection)
+                    try upsertRow(hash: hash, header: header, used: now, record: nil, on: connection)
+                    let replaced = old?.byteCount ?? 0
+                    return try adjustUsage(
+                        by: header.fileByteCount - (old?.placement == .segment ? 0 : replaced),
+                        inline: old?.placement == .inline ? -replaced : 0, on: connection)
+                }
+            }
+            if let usage { return usage }
         }
-        throw DiskCacheError.writeFailed(path: location.path, call: "rename", errno: ENOENT)
+        throw DiskCacheError.writeFailed(path: files.path(of: fileName), call: "rename", errno: ENOENT)
     }
 
-    // MARK: - Private
-
-    /// Bytes of payload written (and checksummed) per system call.
-    private static let chunkByteCount = 256 * 1024
-
-    /// One attempt; `nil` when the temporary file vanished before the rename.
-    private func writeOnce(
-        header: inout Entry.Header, isChecksumKnown: inout Bool, payload: Data, location: Location, now: Date
-    ) throws -> WriteOutcome? {
+    /// Writes the record of `payload` to a new temporary file in `<root>/tmp/` (same file system,
+    /// so that the rename is atomic), `flock`ed until the caller closes it, which tells a clean-up
+    /// in any process that it is not abandoned. The payload is written in chunks with its
+    /// CRC-32C computed on the way (one pass over the bytes), then the header, which holds the
+    /// checksum, at offset 0. No `fsync`: a torn file after a crash fails its length or checksum
+    /// check.
+    ///
+    /// - Returns: The open, locked temporary file and the header with its checksum.
+    /// - Throws: ``DiskCacheError/writeFailed(path:call:errno:)``.
+    func writeTemporaryEntryFile(
+        header: Entry.Header, payload: Data, now: Date
+    ) throws -> (TemporaryFile, Entry.Header) {
+        var header = header
         let temporary = try createTemporaryFile()
         let descriptor = temporary.descriptor
-        var renamed = false
+        var isKept = false
         defer {
-            if !renamed { _ = FileSystem.unlink(temporary.name, in: temporary.directory) }
-            FileSystem.close(descriptor)  // after the rename: releases the lock
-            FileSystem.close(temporary.directory)
+            if !isKept {
+                _ = FileSystem.unlink(temporary.name, in: temporary.directory)
+                FileSystem.close(descriptor)
+                FileSystem.close(temporary.directory)
+            }
         }
         let headerByteCount = header.byteCount
         var checksum = CRC32C()
-        let computeChecksum = !isChecksumKnown
         var written: Result<Void, SystemCallError> = payload.withUnsafeBytes { buffer in
             var offset = 0
             while offset < buffer.count {
                 let chunk = UnsafeRawBufferPointer(
                     rebasing: buffer[offset..<min(offset + Self.chunkByteCount, buffer.count)])
-                if computeChecksum { checksum.update(chunk) }
+                checksum.update(chunk)
                 if case .failure(let error) = FileSystem.writeAll(descriptor, chunk, at: headerByteCount + offset) {
                     return .failure(error)
                 }
@@ -136,41 +148,20 @@ extension DiskCache {
             return .success(())
         }
         if case .success = written {
-            if computeChecksum {
-                header.payloadChecksum = checksum.value
-                isChecksumKnown = true
-            }
+            header.payloadChecksum = checksum.value
             written = header.encoded().withUnsafeBytes { FileSystem.writeAll(descriptor, $0, at: 0) }
         }
         if case .failure(let error) = written {
             throw DiskCacheError.writeFailed(path: temporary.path, call: error.call, errno: error.errno)
         }
-        // The modification time is the recency mark; use the cache's clock for it.
+        // The modification time is the recency mark of a file the index does not know yet.
         _ = FileSystem.setTimes(descriptor, to: now)
-
-        var replacedByteCount = 0
-        if case .success(let previous) = FileSystem.linkStatus(location.path), previous.kind == .regular {
-            replacedByteCount = previous.byteCount
-        }
-        var result = FileSystem.rename(temporary.name, in: temporary.directory, to: location.path)
-        if case .failure(let error) = result, error.errno == ENOENT {
-            guard case .success(let status) = FileSystem.status(of: descriptor), status.linkCount > 0 else {
-                renamed = true  // nothing left to unlink
-                return nil
-            }
-            // The shard folder does not exist yet (or was removed by `removeAll()`): create it, retry.
-            if case .failure(let mkdirError) = FileSystem.makeDirectoryAndParents(location.shardPath) {
-                throw DiskCacheError.writeFailed(
-                    path: mkdirError.path ?? location.shardPath, call: mkdirError.call, errno: mkdirError.errno)
-            }
-            result = FileSystem.rename(temporary.name, in: temporary.directory, to: location.path)
-        }
-        switch result {
-        case .success:
-            renamed = true
-            return WriteOutcome(byteCount: headerByteCount + payload.count, replacedByteCount: replacedByteCount)
-        case .failure(let error):
-            throw DiskCacheError.writeFailed(path: location.path, call: error.call, errno: error.errno)
-        }
+        isKept = true
+        return (temporary, header)
     }
+
+    // MARK: - Private
+
+    /// Bytes of payload written (and checksummed) per system call.
+    private static let chunkByteCount = 256 * 1024
 }

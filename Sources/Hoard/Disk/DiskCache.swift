@@ -72,6 +72,8 @@ public final class DiskCache: Sendable {
     let index: DiskIndex
     /// The segment files this process has open, holding the records from 2 KiB to the inline limit.
     let segments: SegmentFiles
+    /// The entry files of records too large for a segment, reached through descriptors.
+    let files: EntryFiles
 
     /// Opens the cache in `directory`, creating the folder (and its parents, mode 0700) when missing.
     ///
@@ -113,9 +115,11 @@ public final class DiskCache: Sendable {
         let path = directory.standardizedFileURL.path(percentEncoded: false)
         rootPath = path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
         temporaryDirectoryPath = rootPath + "/tmp"
-        index = DiskIndex(rootPath: rootPath)
-        segments = SegmentFiles(rootPath: rootPath)
         let folder = try Self.prepareFolder(rootPath, logger: configuration.logger)
+        index = DiskIndex(
+            rootPath: rootPath, sizeLimit: configuration.sizeLimit, writeLockTimeout: configuration.writeLockTimeout)
+        segments = SegmentFiles(rootPath: rootPath)
+        files = try EntryFiles(rootPath: rootPath)
         try openIndex(indexingEntryFiles: folder == .unindexed)
     }
 
@@ -168,11 +172,11 @@ public final class DiskCache: Sendable {
             key: key, creationDate: creationDate, expirationDate: expirationDate,
             payloadByteCount: data.count, payloadChecksum: 0)  // computed while writing
         let hash = try Self.keyHash(key)
-        let written =
+        let usage =
             header.fileByteCount <= configuration.inlineEntryLimit
             ? try storeShared(header: header, payload: data, hash: hash, now: now)
             : try storeInFile(header: header, payload: data, hash: hash, now: now)
-        noteWrite(written)
+        noteWrite(usage: usage)
     }
 
     /// The bytes stored under `key`, or `nil` when there are none, they expired, or the record is
@@ -240,29 +244,27 @@ public final class DiskCache: Sendable {
     public func remove(forKey key: String) throws {
         guard key.utf8.count <= Self.maximumKeyByteCount else { return }
         let hash = try Self.keyHash(key)
-        let rowByteCount = try withIndex(writing: true) { connection in
+        try withCleanupIndex { connection in
             try connection.writeTransaction {
-                let row = try indexRow(hash, on: connection)
-                _ = try deleteRow(hash, on: connection)
-                return row?.byteCount
+                if try !deleteRow(hash, on: connection) {
+                    // A file the index does not know of (left by a crash, or an earlier Hoard's).
+                    try files.remove(SHA256.hex(hash))
+                }
             }
         }
-        // Also a file the index does not know of (left by a crash, or an earlier Hoard's).
-        let fileByteCount = try removeEntryFile(ofHash: hash)
-        noteRemoval(byteCount: rowByteCount ?? fileByteCount)
     }
 }
 
 // MARK: - Locations
 
 extension DiskCache {
-    /// Where the entry for a key lives.
+    /// Where the entry file for a key lives.
     struct Location: Sendable, Hashable {
         /// The SHA-256 of the key's UTF-8, lowercase hex: the file name.
         var fileName: String
-        /// The shard folder: the root and the first two hex digits.
+        /// The shard folder's path: the root and the first two hex digits (for messages).
         var shardPath: String
-        /// The full path of the entry file.
+        /// The full path of the entry file (for messages; files are reached through ``files``).
         var path: String
     }
 
@@ -282,13 +284,9 @@ extension DiskCache {
         return name
     }
 
-    /// Whether `name` looks like an entry file name (64 lowercase hex digits).
-    static func isEntryFileName(_ name: String) -> Bool {
-        name.utf8.count == 64 && name.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
-    }
-
     /// Whether `name` looks like a shard folder name (2 lowercase hex digits).
-    static func isShardName(_ name: String) -> Bool {
-        name.utf8.count == 2 && name.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
-    }
+    static func isShardName(_ name: String) -> Bool { EntryFiles.isShardName(name) }
+
+    /// Whether `name` looks like an entry file name (64 lowercase hex digits).
+    static func isEntryFileName(_ name: String) -> Bool { EntryFiles.isEntryFileName(name) }
 }

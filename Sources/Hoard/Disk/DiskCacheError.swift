@@ -1,3 +1,4 @@
+import Foundation
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -51,6 +52,10 @@ public enum DiskCacheError: Error, Sendable, Hashable {
     case notAFileURL(String)
     /// A configuration value or argument the cache cannot use; the error names it.
     case invalidValue(InvalidValueError)
+    /// Another connection (most likely another process, stopped or busy) held the index's write
+    /// lock for longer than ``DiskCache/Configuration/writeLockTimeout``: nothing was written, and
+    /// what was stored before stays readable.
+    case indexBusy(path: String, waited: TimeInterval)
 }
 
 extension DiskCacheError {
@@ -60,7 +65,8 @@ extension DiskCacheError {
         case .directoryUnavailable(_, _, let code), .writeFailed(_, _, let code), .readFailed(_, _, let code),
             .removeFailed(_, _, let code):
             code
-        case .keyTooLong, .hashUnavailable, .notACache, .foreignItem, .unsupportedFormat, .notAFileURL, .invalidValue:
+        case .keyTooLong, .hashUnavailable, .notACache, .foreignItem, .unsupportedFormat, .notAFileURL, .invalidValue,
+            .indexBusy:
             nil
         }
     }
@@ -71,7 +77,7 @@ extension DiskCacheError {
         switch self {
         case .directoryUnavailable(let path, _, _), .writeFailed(let path, _, _), .readFailed(let path, _, _),
             .removeFailed(let path, _, _), .notACache(let path), .foreignItem(let path, _),
-            .unsupportedFormat(let path, _):
+            .unsupportedFormat(let path, _), .indexBusy(let path, _):
             path
         case .keyTooLong, .hashUnavailable, .notAFileURL, .invalidValue:
             nil
@@ -106,6 +112,9 @@ extension DiskCacheError: CustomStringConvertible {
             "A disk cache needs a file URL, got \(url)"
         case .invalidValue(let error):
             "Invalid value: \(error)"
+        case .indexBusy(let path, let waited):
+            "Disk cache index \(path) is locked by another writer (a stopped or busy process?): waited \(waited) s; "
+                + "nothing was written"
         }
     }
 

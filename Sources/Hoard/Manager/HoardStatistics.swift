@@ -38,9 +38,9 @@ public struct HoardStatistics: Sendable, Hashable {
     public var memoryCount = 0
     /// The bytes the memory tier holds now: pixel bytes for images, encoded bytes otherwise.
     public var memoryBytes = 0
-    /// The bytes of the disk tier's entry files, headers included: this process's running
-    /// estimate (the folder is scanned at the first write, after the rescan interval and on the
-    /// first statistics read; writes and removals since are added).
+    /// What the disk tier takes against its size limit: its records (removed ones not yet
+    /// compacted away included) and its index past its first 64 KiB, by the count every process
+    /// sharing the folder keeps in the index (see ``DiskCache/Configuration/sizeLimit``).
     public var diskBytes = 0
 
     /// Creates a snapshot with every counter at 0, for a memory and a disk tier.

@@ -79,22 +79,28 @@ struct DiskSegmentHostileTests {
         try FileManager.default.linkItem(atPath: outside, toPath: location.path)
         let before = try Data(contentsOf: URL(filePath: outside))
         let fresh = try DiskCache(directory: fixture.folder.cacheURL, configuration: fixture.configuration())
-        #expect(throws: DiskCacheError.self) { try fresh.store(value("b"), forKey: "b") }
+        // The store goes to a new segment: the hard-linked one is never appended to.
+        try fresh.store(value("b"), forKey: "b")
+        #expect(try fresh.data(forKey: "b") == value("b"))
+        let bSegment = try #require(try segmentID(of: "b", in: fresh))
+        #expect(try segmentID(of: "a", in: fresh) != bSegment)
         #expect(try Data(contentsOf: URL(filePath: outside)) == before)
         #expect(try fresh.data(forKey: "a") == value("a"), "reading it is still fine")
-        // Where the next segment goes: a hard link is refused, a stray regular file replaced.
+        // Where the next segment goes: a name taken by a hard link is passed over for the next,
+        // where a stray regular file (a store killed before its commit) is replaced.
         try fresh.index.withConnection(writing: true) { try $0.execute("UPDATE segments SET length = 9223372036854775807") }
-        let next = fresh.segments.path(of: try #require(try segmentID(of: "a", in: fresh)) + 1)
-        try FileManager.default.linkItem(atPath: outside, toPath: next)
-        #expect(throws: DiskCacheError.self) { try fresh.store(value("c"), forKey: "c") }
-        #expect(try Data(contentsOf: URL(filePath: outside)) == before)
-        try FileManager.default.removeItem(atPath: next)
-        try Data(repeating: 0xEE, count: 9000).write(to: URL(filePath: next))
+        let linked = fresh.segments.path(of: bSegment + 1)
+        try FileManager.default.linkItem(atPath: outside, toPath: linked)
+        let stray = fresh.segments.path(of: bSegment + 2)
+        try Data(repeating: 0xEE, count: 9000).write(to: URL(filePath: stray))
         try fresh.store(value("c"), forKey: "c")
         #expect(try fresh.data(forKey: "c") == value("c"))
         let placed = try IndexSurgery.segmentLocation(in: fresh, key: "c")?.path
-        #expect(placed == next, "\(placed ?? "-") against \(next)")
+        #expect(placed == stray, "\(placed ?? "-") against \(stray)")
         #expect(try Data(contentsOf: URL(filePath: outside)) == before)
+        try fresh.trim()
+        #expect(try Data(contentsOf: URL(filePath: outside)) == before)
+        #expect(FileManager.default.fileExists(atPath: linked), "a file with another name is left alone")
     }
 
     @Test("An index made anew beside old segment files numbers its segments past them")

@@ -1,3 +1,4 @@
+import CHoardSQLite
 import Foundation
 import HoardSystem
 
@@ -27,8 +28,6 @@ final class DiskIndex: Sendable {
     static let fileName = "index.sqlite"
     /// The files SQLite keeps beside the database.
     static let companionSuffixes = ["-wal", "-shm", "-journal"]
-    /// How long a connection waits for another process's write before failing with `SQLITE_BUSY`.
-    static let busyTimeoutMilliseconds: Int32 = 30_000
     /// How often a process checks that the database file is still the one its connections opened.
     static let identityCheckInterval: Duration = .seconds(1)
     /// The database's page size, set when it is created: SQLite's default. 8 KiB pages read a 64 KiB record
@@ -36,11 +35,16 @@ final class DiskIndex: Sendable {
     static let pageByteCount = 4096
 
     /// The schema this version writes, kept in `PRAGMA user_version`: 1 kept every small record
-    /// inside the index, 2 adds segment files for records from ``DiskCache/segmentRecordThreshold`` on.
-    static let schemaVersion = 2
+    /// inside the index, 2 adds segment files for records from ``DiskCache/segmentRecordThreshold`` on,
+    /// 3 adds the `usage` row: the bytes segment and entry files take (see ``DiskCache/usage``).
+    static let schemaVersion = 3
 
     /// The database's path.
     let path: String
+    /// The write-ahead log's size limit for this cache (see ``logByteLimit(forSizeLimit:)``).
+    let logLimit: Int
+    /// How long a connection waits for another's write before failing with `SQLITE_BUSY`.
+    let busyTimeoutMilliseconds: Int32
     /// The cache folder's path.
     private let rootPath: String
     private let pool = Lock(Pool())
@@ -54,19 +58,33 @@ final class DiskIndex: Sendable {
     /// The size the write-ahead log is cut back to when it starts over (`journal_size_limit`).
     static let logByteLimit = 4 * 1024 * 1024
 
+    /// The write-ahead log's size for a cache of `sizeLimit` bytes: a sixteenth of it, from 64 KiB
+    /// to ``logByteLimit``. Part of ``DiskCache/Configuration/slackByteCount``.
+    static func logByteLimit(forSizeLimit sizeLimit: Int) -> Int {
+        min(max(sizeLimit / 16, 64 * 1024), logByteLimit)
+    }
+
     private struct Pool {
         var idle: [SQLiteConnection] = []
         var generation = 0
         var lastIdentityCheck: ContinuousClock.Instant?
     }
 
-    init(rootPath: String) {
+    /// Creates the index of the cache in `rootPath`; nothing is opened until first used.
+    ///
+    /// - Parameters:
+    ///   - sizeLimit: The cache's limit, which sets the write-ahead log's (see
+    ///     ``logByteLimit(forSizeLimit:)``).
+    ///   - writeLockTimeout: How long a connection waits for another's write, in seconds.
+    init(rootPath: String, sizeLimit: Int = 256 << 20, writeLockTimeout: Double = 2) {
         self.rootPath = rootPath
         path = rootPath + "/" + Self.fileName
+        logLimit = Self.logByteLimit(forSizeLimit: sizeLimit)
+        busyTimeoutMilliseconds = Int32(min(max(writeLockTimeout * 1000, 0), 3_600_000))
         // A log that started over as it should stays near the limit: one checkpoint's worth of
-        // commits past it at most. One more mebibyte is a log that could not start over.
+        // commits past it at most. Half as much again is a log that could not start over.
         readHold = ReadLockHold(
-            duration: Self.readHoldDuration, logPath: path + "-wal", logByteLimit: Self.logByteLimit + 1024 * 1024)
+            duration: Self.readHoldDuration, logPath: path + "-wal", logByteLimit: logLimit + logLimit / 2)
     }
 
     deinit {
@@ -81,16 +99,24 @@ final class DiskIndex: Sendable {
     ///   newer than this version knows.
     @discardableResult
     func prepare() throws -> Bool {
-        try withConnection(writing: true) { connection in
+        // Processes that open a new folder at once make its schema one at a time: changing the
+        // journal mode needs the database to itself, and SQLite refuses it at once (no busy wait)
+        // while another connection upgrades a read.
+        let folderLock = FolderLock(path: rootPath, waitingAtMost: .milliseconds(Int(busyTimeoutMilliseconds) + 5_000))
+        defer { folderLock.unlock() }
+        return try withConnection(writing: true) { connection in
             let found = try schemaVersion(on: connection)
             guard found <= Self.schemaVersion else {
                 throw DiskCacheError.unsupportedFormat(path: path, marker: "index schema \(found)")
             }
-            guard found < Self.schemaVersion else { return false }
+            guard found < Self.schemaVersion else {
+                try checkTables(on: connection)
+                return false
+            }
             if found == 0 {
                 // Only a new, empty database takes auto_vacuum; WAL mode is then kept in the file.
                 try connection.execute("PRAGMA page_size = \(Self.pageByteCount); PRAGMA auto_vacuum = INCREMENTAL")
-                try connection.execute("PRAGMA journal_mode = WAL")
+                try setWALMode(on: connection)
             }
             return try connection.writeTransaction {
                 // Another process may have done it meanwhile: the version is read again under the lock.
@@ -111,6 +137,7 @@ final class DiskIndex: Sendable {
                         );
                         CREATE INDEX entries_by_use ON entries (used, size);
                         \(Self.segmentsTable)
+                        \(Self.usageTable)
                         PRAGMA user_version = \(Self.schemaVersion);
                         """)
                     try seedSegmentIdentifiers(on: connection)
@@ -121,14 +148,62 @@ final class DiskIndex: Sendable {
                         ALTER TABLE entries ADD COLUMN segment INTEGER;
                         ALTER TABLE entries ADD COLUMN offset INTEGER;
                         \(Self.segmentsTable)
+                        \(Self.usageTable)
                         PRAGMA user_version = \(Self.schemaVersion);
                         """)
                     try seedSegmentIdentifiers(on: connection)
+                    return false
+                case 2:
+                    try connection.execute(
+                        """
+                        \(Self.usageTable)
+                        PRAGMA user_version = \(Self.schemaVersion);
+                        """)
                     return false
                 default:
                     return false
                 }
             }
+        }
+    }
+
+    /// The shared count of the bytes records take (see ``DiskCache/Usage``), one row, kept by
+    /// every write; made with what the tables say at the time.
+    private static let usageTable = """
+        CREATE TABLE IF NOT EXISTS usage (
+            id INTEGER PRIMARY KEY CHECK (id = 1), bytes INTEGER NOT NULL, inline INTEGER NOT NULL);
+        INSERT OR REPLACE INTO usage (id, bytes, inline) VALUES (1, CAST(
+            (SELECT total(length) FROM segments)
+            + (SELECT total(CASE WHEN record IS NOT NULL THEN length(record) WHEN segment IS NULL THEN size ELSE 0 END)
+                FROM entries WHERE size BETWEEN 0 AND 281474976710656)
+            AS INTEGER), CAST((SELECT total(length(record)) FROM entries) AS INTEGER));
+        """
+
+    /// Sets WAL mode, trying again for a while when another connection holds a lock: SQLite
+    /// answers `SQLITE_BUSY` to the change at once, without waiting.
+    private func setWALMode(on connection: SQLiteConnection) throws {
+        let deadline = ContinuousClock.now + .milliseconds(Int(busyTimeoutMilliseconds) + 1_000)
+        while true {
+            do {
+                try connection.execute("PRAGMA journal_mode = WAL")
+                return
+            } catch {
+                guard error.primaryCode == SQLITE_BUSY, ContinuousClock.now < deadline else { throw error }
+                usleep(2_000)
+            }
+        }
+    }
+
+    /// Checks that the tables of this schema are there: a database whose version says so but
+    /// whose tables were dropped is damaged.
+    ///
+    /// - Throws: ``SQLiteError`` with `SQLITE_CORRUPT` when one is missing.
+    private func checkTables(on connection: SQLiteConnection) throws {
+        let count = try connection.statement(
+            "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN ('entries', 'segments', 'usage')")
+        defer { count.reset() }
+        guard try count.step(), count.int(0) == 3 else {
+            throw SQLiteError(code: SQLITE_CORRUPT, message: "the index's tables are missing", systemErrno: 0, operation: "check tables")
         }
     }
 
@@ -240,7 +315,7 @@ final class DiskIndex: Sendable {
             return (pool.idle.popLast(), pool.generation)
         }
         if let reusable { return reusable }
-        return try openConnection(generation: generation, busyTimeoutMilliseconds: Self.busyTimeoutMilliseconds)
+        return try openConnection(generation: generation, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
     }
 
     /// Opens a connection of `generation` and sets its per-connection pragmas.
@@ -255,10 +330,14 @@ final class DiskIndex: Sendable {
         // lose the last commits or damage the database, which is then rebuilt (see the DocC article
         // "The disk format and its crash story"). With `synchronous = NORMAL` every checkpoint
         // fsyncs, and a 16 KiB store on ext4 took twice as long (Benchmarks/RESULTS.md).
-        // Reads of the database file go through a memory map (up to 256 MiB); the write-ahead log
-        // is cut back to 4 MiB after each checkpoint that empties it.
+        // Reads of the database file use read(2), not a memory map: a file cut short under a
+        // mapping kills the process with SIGBUS, where a read gives an error and a rebuild. The
+        // write-ahead log is checkpointed at half its limit, and cut back to it after each
+        // checkpoint that empties it.
+        let checkpointPages = max(logLimit / Self.pageByteCount / 2, 16)
         try connection.execute(
-            "PRAGMA synchronous = OFF; PRAGMA mmap_size = 268435456; PRAGMA journal_size_limit = \(Self.logByteLimit)")
+            "PRAGMA synchronous = OFF; PRAGMA mmap_size = 0; PRAGMA journal_size_limit = \(logLimit); "
+                + "PRAGMA wal_autocheckpoint = \(checkpointPages)")
         return connection
     }
 

@@ -14,6 +14,8 @@ final class SQLiteConnection: @unchecked Sendable {
     let fileIdentity: FileIdentity?
     /// The ``DiskIndex`` generation this connection belongs to.
     let generation: Int
+    /// How long this connection waits for another's lock, in milliseconds.
+    let busyTimeoutMilliseconds: Int32
     private var statements: [String: SQLiteStatement] = [:]
 
     /// A file's device and inode.
@@ -45,6 +47,7 @@ final class SQLiteConnection: @unchecked Sendable {
         }
         sqlite3_extended_result_codes(connection, 1)
         sqlite3_busy_timeout(connection, busyTimeoutMilliseconds)
+        self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
         handle = connection
         self.generation = generation
         if case .success(let status) = FileSystem.linkStatus(path) {
@@ -86,6 +89,14 @@ final class SQLiteConnection: @unchecked Sendable {
             _ = sqlite3_exec(handle, "ROLLBACK", nil, nil, nil)
             throw error
         }
+    }
+
+    /// Runs `body` without waiting for any other connection's lock: what must not wait for a
+    /// writer (a read's recency mark, the clean-up a read does) fails at once with `SQLITE_BUSY`.
+    func withoutWaiting<Result>(_ body: () throws -> Result) rethrows -> Result {
+        sqlite3_busy_timeout(handle, 0)
+        defer { sqlite3_busy_timeout(handle, busyTimeoutMilliseconds) }
+        return try body()
     }
 
     /// Rows changed by the last statement.

@@ -24,7 +24,22 @@ struct SQLiteError: Error, Sendable, Hashable, CustomStringConvertible {
     var primaryCode: Int32 { code & 0xFF }
 
     /// Whether the database file is damaged or is not a database.
-    var isCorruption: Bool { primaryCode == SQLITE_CORRUPT || primaryCode == SQLITE_NOTADB }
+    /// A database whose tables are gone (dropped, or a new empty file where the index was) or
+    /// whose file was cut short counts as damaged too.
+    var isCorruption: Bool {
+        primaryCode == SQLITE_CORRUPT || primaryCode == SQLITE_NOTADB || code == Self.shortReadCode
+            || (primaryCode == SQLITE_ERROR && (message.hasPrefix("no such table") || message.hasPrefix("no such column")))
+    }
+
+    /// `SQLITE_IOERR_SHORT_READ`, a macro Swift does not import: a read past the end of a file
+    /// cut short.
+    static let shortReadCode: Int32 = SQLITE_IOERR | (2 << 8)
+
+    /// Whether another connection held the lock for longer than the busy timeout.
+    var isBusy: Bool { primaryCode == SQLITE_BUSY || primaryCode == SQLITE_LOCKED }
+
+    /// Whether the disk (or the database's size limit) is full.
+    var isFull: Bool { primaryCode == SQLITE_FULL || systemErrno == ENOSPC }
 
     /// The `errno` this failure stands for: the system's when a system call failed, else the
     /// closest one (`ENOSPC` for a full disk, `EROFS` for a read-only database), else `EIO`.

@@ -107,6 +107,8 @@ final class SegmentFiles: Sendable {
         case .failure(let error) where error.errno == ENOENT: return .failure(.missing)
         case .failure(let error) where error.errno == ELOOP || error.errno == EMLINK:
             return .failure(.foreign("a symbolic link"))
+        case .failure(let error) where error.errno == EISDIR:
+            return .failure(.foreign("a folder"))
         case .failure(let error) where error.errno == EEXIST:
             return .failure(.foreign("something already there where a new segment goes"))
         case .failure(let error): return .failure(.system(error))
@@ -142,7 +144,10 @@ final class SegmentFiles: Sendable {
         handles.withLock { handles -> Handle? in
             guard let (handle, checked) = handles[key] else { return nil }
             guard key.writable || now - checked >= Self.recheckInterval else { return handle }
-            if case .success(let status) = FileSystem.status(of: handle.descriptor), status.linkCount > 0 {
+            // A writer needs the file to be this segment's alone (one name); a reader only that it exists.
+            if case .success(let status) = FileSystem.status(of: handle.descriptor),
+                key.writable ? status.linkCount == 1 : status.linkCount > 0
+            {
                 handles[key] = (handle, now)
                 return handle
             }

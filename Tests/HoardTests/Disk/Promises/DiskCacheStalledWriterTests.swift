@@ -1,0 +1,94 @@
+import CHoardSQLite
+import Foundation
+import HoardTestSupport
+import Testing
+
+@testable import Hoard
+
+/// Issue 28, item 4: a read never waits for a writer, and a store waits for a stalled one at most
+/// its configured time, then fails with a typed error.
+@Suite("DiskCache: a stalled writer", .serialized)
+struct DiskCacheStalledWriterTests {
+    /// Holds the index's write lock from a connection of its own, as a stopped process would.
+    final class StalledWriter {
+        let handle: OpaquePointer
+
+        init(path: String) throws {
+            var connection: OpaquePointer?
+            guard sqlite3_open_v2(path, &connection, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK, let connection else {
+                throw DiskCacheError.readFailed(path: path, call: "sqlite3_open_v2", errno: 0)
+            }
+            handle = connection
+            guard sqlite3_exec(handle, "BEGIN IMMEDIATE; UPDATE entries SET used = used", nil, nil, nil) == SQLITE_OK else {
+                sqlite3_close_v2(handle)
+                throw DiskCacheError.readFailed(path: path, call: "BEGIN IMMEDIATE", errno: 0)
+            }
+        }
+
+        func release() {
+            sqlite3_exec(handle, "ROLLBACK", nil, nil, nil)
+            sqlite3_close_v2(handle)
+        }
+    }
+
+    @Test("Reads of entries due a recency mark answer at once while another connection holds the write lock")
+    func readsDoNotWait() throws {
+        let clock = TestClock()
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        var configuration = DiskCache.Configuration(now: clock.closure)
+        configuration.writeLockTimeout = 0.5
+        let cache = try DiskCache(directory: folder.cacheURL, configuration: configuration)
+        let values = [100, 10_000, 100_000].map { StressValue.make(key: "key-\($0)", version: 1, byteCount: $0) }
+        for (index, value) in values.enumerated() { try cache.store(value, forKey: "key-\([100, 10_000, 100_000][index])") }
+        clock.advance(by: 120)  // every entry is due a recency mark
+        let stalled = try StalledWriter(path: cache.index.path)
+        defer { stalled.release() }
+        let started = ContinuousClock.now
+        for (index, value) in values.enumerated() {
+            #expect(try cache.data(forKey: "key-\([100, 10_000, 100_000][index])") == value)
+        }
+        // A read takes microseconds; the margin is for a loaded machine, far below the 0.5 s a wait costs.
+        #expect(ContinuousClock.now - started < .milliseconds(400), "reads took \(ContinuousClock.now - started)")
+    }
+
+    @Test("A store waits at most writeLockTimeout for a stalled writer, then fails with indexBusy")
+    func storeFailsAfterTimeout() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        var configuration = DiskCache.Configuration()
+        configuration.writeLockTimeout = 0.5
+        let cache = try DiskCache(directory: folder.cacheURL, configuration: configuration)
+        try cache.store(Data("before".utf8), forKey: "before")
+        let stalled = try StalledWriter(path: cache.index.path)
+        for size in [100, 10_000, 100_000] {
+            let started = ContinuousClock.now
+            do {
+                try cache.store(Data(count: size), forKey: "blocked-\(size)")
+                Issue.record("a \(size)-byte store succeeded while the write lock was held")
+            } catch let error as DiskCacheError {
+                guard case .indexBusy = error else {
+                    Issue.record("\(size) bytes: \(error)")
+                    continue
+                }
+            }
+            let waited = ContinuousClock.now - started
+            #expect(waited >= .milliseconds(400) && waited < .seconds(5), "\(size) bytes: waited \(waited)")
+        }
+        stalled.release()
+        try cache.store(Data("after".utf8), forKey: "after")
+        #expect(try cache.data(forKey: "after") == Data("after".utf8))
+        #expect(try cache.data(forKey: "before") == Data("before".utf8))
+    }
+
+    @Test("writeLockTimeout is validated")
+    func timeoutValidated() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        for bad in [-1, .nan, .infinity, 3601] as [TimeInterval] {
+            var configuration = DiskCache.Configuration()
+            configuration.writeLockTimeout = bad
+            #expect(throws: DiskCacheError.self) { try DiskCache(directory: folder.cacheURL, configuration: configuration) }
+        }
+    }
+}
