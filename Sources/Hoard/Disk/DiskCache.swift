@@ -23,26 +23,18 @@ import Logging
 /// refuses a folder it did not make (see ``init(directory:configuration:)``).
 ///
 /// **Writes** of a small record are one SQLite transaction (a record in a segment is appended under
-/// its write lock). A large record goes to a temporary file in `<directory>/tmp/`, is written in
-/// full and renamed over the entry with `rename(2)`, then its row is written. Readers (in any
-/// process) see the old entry, the new one or a miss, never a mix. Nothing is `fsync`ed: a cache
-/// may lose its last writes in a power cut, a file torn by one fails its length or checksum check,
-/// and an index damaged by one is rebuilt. A writer holds an `flock(2)` lock on its temporary file;
-/// ``trim()`` removes every temporary file nobody holds, which is what a killed writer leaves
-/// behind.
+/// its write lock). A large record goes to a locked temporary file in `<directory>/tmp/`, written in
+/// full, then renamed over the entry and its row written in one transaction: a file becomes visible
+/// only with its row. Readers (in any process) see the old entry, the new one or a miss, never a
+/// mix, and never wait for a writer; a writer waits for another at most
+/// ``Configuration/writeLockTimeout``. Nothing is `fsync`ed: a power cut may lose the last writes,
+/// a torn file fails its checks, and a damaged index is rebuilt.
 ///
-/// **Size** is bounded by ``Configuration/sizeLimit``, counted in record bytes, while the process
-/// runs: each write adds to an approximate running total, and when it passes the limit (or the
-/// last count started ``Configuration/rescanInterval`` or more before the write, which counts what
-/// other processes wrote) the index is totalled and the least recently used entries are removed
-/// down to the low-water mark, and the space they took is given back to the file system. Such
-/// trims run one at a time; a write that finds one due while another thread runs one waits for it,
-/// then checks again. While writes run, the cache can pass the limit by the writes in flight and,
-/// with several processes, by what the others wrote since this one last counted. With a
-/// `rescanInterval` of 0 every write is followed by a count that started after it landed, so once
-/// every process sharing the folder (all with the same limit) has returned from its writes, the
-/// last count saw every entry and the cache is within the limit. (A trim keeps entries read since
-/// it chose them, so it falls short only if nearly every entry is read while it runs.)
+/// **Size** is bounded by ``Configuration/sizeLimit`` in bytes on disk (records, dead ones in
+/// segments included, and the index), counted in the index by every process: a write that finds
+/// the count over the limit trims (gives back dead space, then removes least recently used entries
+/// down to the low-water mark). The folder stays within the limit plus
+/// ``Configuration/slackByteCount`` and the writes in flight.
 ///
 /// **Recency** is the row's last-use date: a write sets it, and a read hit sets it again when it is
 /// older than ``Configuration/recencyUpdateInterval``. A read of a small entry therefore costs one
