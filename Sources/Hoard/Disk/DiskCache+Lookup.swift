@@ -121,15 +121,17 @@ extension DiskCache {
     /// Reads an entry the index places in a segment. What it finds there that is not the record
     /// (a file gone or too short, other bytes) is first taken for a compaction that moved the
     /// record since the lookup, or for a handle kept on a file since replaced: the handle is let
-    /// go, the key looked up once more, and the record read again through a handle opened anew,
-    /// at the same place or a new one. Not found then, the row is out of step with the files, and
-    /// is removed and logged.
+    /// go, the key looked up again, and the record read again through a handle opened anew at the
+    /// place the row gives now. Only a record found damaged twice at the same place is damage (its
+    /// row is removed and logged); one that keeps moving (compactions one after another) is a miss
+    /// that removes nothing.
     private func readSegmentEntry(
         hash: [UInt8], key: String, row: IndexRow, at location: SegmentLocation, options: ReadOptions, now: Date
     ) throws -> IndexedRead {
         var row = row
         var location = location
-        for attempt in 0..<2 {
+        var failedHere = false
+        for _ in 0..<Self.segmentReadAttempts {
             switch try readSegmentRecord(
                 at: location, byteCount: row.byteCount, expectedKey: key,
                 keepExpired: options.contains(.keepExpired), now: now)
@@ -139,18 +141,27 @@ extension DiskCache {
             case .expired:
                 return .expired(row)
             case .damaged(let reason), .unavailable(let reason):
-                guard attempt == 0 else { return .damaged(reason, row) }
                 segments.forget(location.id)
                 let again = try withIndex(writing: false) { connection in
                     try readIndexed(
                         hash: hash, key: key, keepExpired: options.contains(.keepExpired), now: now, on: connection)
                 }
                 guard case .segment(let newRow, let newLocation) = again else { return again }
+                if newLocation == location, newRow == row {
+                    // Read once more through a handle opened anew; twice is damage.
+                    if failedHere { return .damaged(reason, row) }
+                    failedHere = true
+                } else {
+                    failedHere = false
+                }
                 (row, location) = (newRow, newLocation)
             }
         }
         return .missing
     }
+
+    /// How many times a read follows a record in a segment that compactions keep moving.
+    private static let segmentReadAttempts = 4
 
     /// Reads an entry the index places in a file; a file that is gone, damaged or expired takes
     /// its row with it.

@@ -169,14 +169,16 @@ extension DiskCache {
             footprint = try recountUsage()
         }
         if footprint > limit {
-            // Removing records frees about what their rows say; the count after each round says
-            // what was really given back (dead bytes left in segments, pages left in the index).
+            // Dead records first, wherever they are: what is still over the mark after that is
+            // live, and removing that much of the least recently used gets under it.
+            try reclaimSpace(sealingNewest: true, anyDeadBytes: true)
+            footprint = try recountUsage()
             var round = 0
             while footprint > target, round < Self.trimRounds {
                 round += 1
                 let removed = try removeLeastRecentlyUsed(beyond: footprint - target)
                 removedCount += removed.count
-                try reclaimSpace(sealingNewest: true, anyDeadBytes: round > 1)
+                try reclaimSpace(sealingNewest: true, anyDeadBytes: true)
                 footprint = try recountUsage()
                 if removed.isEmpty { break }
             }

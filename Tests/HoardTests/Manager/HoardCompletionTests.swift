@@ -104,6 +104,46 @@ struct HoardCompletionTests {
         #expect(stored.contains { $0.count > 16 * 1024 })
     }
 
+    /// Issue 28, item 2: large values replacing small ones, and the other way round, while trims
+    /// give back the space they leave (the live values fit the limit, so no trim may remove one):
+    /// a clean-up must never take a file that a store is making visible.
+    @Test("store-then-retrieve pairs with large values beside trims never miss")
+    func storeThenRetrieveBesideTrims() async throws {
+        let limit = 16 << 20
+        let fixture = try HoardFixture {
+            $0.memoryCostLimit = 16 * 1024
+            $0.diskSizeLimit = limit
+            $0.now = { Date() }
+        }
+        defer { fixture.folder.remove() }
+        let hoard = fixture.hoard
+        var generator = SplitMix64(seed: 28)
+        let pairs = 1_400
+        let answers = Answers(expected: pairs)
+        var stored: [Data] = []
+        var written = 0
+        for index in 0..<pairs {
+            let key = "key-\(Int.random(in: 0..<100, using: &generator))"
+            // One value in seven is a file of its own (256 KiB); the others live in the index or a segment.
+            let size = index % 7 == 3 ? 256 << 10 : [100, 5_000, 30_000][index % 3]
+            var value = Data(repeating: UInt8(truncatingIfNeeded: index), count: size)
+            value.replaceSubrange(0..<min(8, size), with: withUnsafeBytes(of: UInt64(index)) { Data($0) }.prefix(size))
+            stored.append(value)
+            written += size
+            hoard.store(key: key, object: value, completion: nil)
+            hoard.retrieve(key) { (data: Data?) in answers.record(index, data) }
+        }
+        let received = await answers.all()
+        let misses = (0..<pairs).filter { received[$0] ?? nil == nil }
+        let wrong = (0..<pairs).filter { received[$0] ?? nil != nil && received[$0] ?? nil != stored[$0] }
+        #expect(misses.isEmpty, "\(misses.count) misses: \(misses.prefix(10)); \(hoard.statistics)")
+        #expect(wrong.isEmpty, "\(wrong.count) wrong values")
+        // Three times the limit was written: only trims that gave space back kept it.
+        let disk = try hoard.disk.get()
+        #expect(written > 3 * limit)
+        #expect(try disk.bytesOnDisk <= limit + disk.configuration.slackByteCount)
+    }
+
     @Test("random store / remove / retrieve sequences answer as a sequential model does", arguments: [1, 2, 3])
     func matchesSequentialModel(seed: UInt64) async throws {
         let fixture = try HoardFixture { $0.memoryCountLimit = 8 }
