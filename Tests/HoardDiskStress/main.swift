@@ -23,6 +23,13 @@
 //   HoardDiskStress overwrite-loop DIR SIZE_LIMIT SECONDS VALUE_BYTES KEYS
 //       Overwrites KEYS keys with VALUE_BYTES-byte values (removing one every eight writes) for
 //       SECONDS under SIZE_LIMIT; prints "writes N".
+//   HoardDiskStress torture DIR SIZE_LIMIT WORKER FIRST_VERSION LOG
+//       Works on its own keys "wWORKER-k0" to "-k23" until it is killed: stores (versions from
+//       FIRST_VERSION up, values of 0 B to 2 MiB), removals, trims, expiry sweeps of keys of its
+//       own that expire at once, and reads of its keys checked against what it last stored. Appends
+//       to LOG, one write(2) per line: "store KEY VERSION" before a store and "stored KEY VERSION"
+//       once it returned, "remove KEY" and "removed KEY", and "wrong KEY ..." for a read that is
+//       neither its last value nor (with a limit that evicts) a miss.
 //   HoardDiskStress open DIR
 //       Opens a cache on DIR, stores a value, reads its size; prints "opened".
 //   HoardDiskStress hoard-expire-all DIR
@@ -241,6 +248,65 @@ func overwriteLoop(_ arguments: [String]) throws -> Never {
     exit(0)
 }
 
+func torture(_ arguments: [String]) throws -> Never {
+    guard arguments.count == 5, let sizeLimit = Int(arguments[1]), let worker = Int(arguments[2]),
+        var version = UInt64(arguments[3])
+    else { fail("usage: torture DIR SIZE_LIMIT WORKER FIRST_VERSION LOG") }
+    let cache = try DiskCache(directory: URL(filePath: arguments[0]), configuration: .init(sizeLimit: sizeLimit))
+    let log = open(arguments[4], O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+    guard log >= 0 else { fail("cannot open \(arguments[4])") }
+    func note(_ line: String) {
+        let bytes = Array((line + "\n").utf8)
+        _ = bytes.withUnsafeBytes { write(log, $0.baseAddress, $0.count) }
+    }
+    let keys = (0..<24).map { "w\(worker)-k\($0)" }
+    var last: [String: UInt64] = [:]  // what this process stored last, per key (nil: removed)
+    var touched = Set<String>()  // the keys this process stored or removed: only these are checked
+    var generator = SystemRandomNumberGenerator()
+    while true {
+        let key = keys.randomElement(using: &generator) ?? keys[0]
+        switch Int.random(in: 0..<100, using: &generator) {
+        case 0..<55:
+            version += 1
+            let size = min(StressValueSize.byteCount(key: key, version: version), 2 << 20)
+            let value = StressValue.make(key: key, version: version, byteCount: size)
+            note("store \(key) \(version)")
+            try cache.store(value, forKey: key)
+            note("stored \(key) \(version)")
+            last[key] = version
+            touched.insert(key)
+        case 55..<65:
+            note("remove \(key)")
+            try cache.remove(forKey: key)
+            note("removed \(key)")
+            last[key] = nil
+            touched.insert(key)
+        case 65..<72:
+            try cache.trim()
+        case 72..<77:
+            for index in 0..<8 {
+                let expiring = "w\(worker)-e\(index)"
+                try cache.store(
+                    StressValue.make(key: expiring, version: version, byteCount: 3_000 * index), forKey: expiring,
+                    expiry: .seconds(0.001))
+            }
+            usleep(2_000)
+            try cache.removeExpired()
+        default:
+            guard touched.contains(key) else { continue }
+            let data = try cache.data(forKey: key)
+            let read = data.flatMap { StressValue.verifiedVersion(of: $0, key: key) }
+            if data != nil, read == nil {
+                note("wrong \(key) unverifiable \(data?.count ?? 0) bytes")
+            } else if let read, read != last[key] {
+                note("wrong \(key) read \(read) last \(last[key].map(String.init) ?? "none")")
+            } else if read == nil, last[key] != nil, sizeLimit >= 1 << 40 {
+                note("wrong \(key) lost \(last[key] ?? 0)")
+            }
+        }
+    }
+}
+
 /// A Hoard on DIR that reads the expiration mark on every lookup.
 func openHoard(_ path: String) throws -> Hoard {
     var configuration = Hoard.Configuration(name: "test", directory: URL(filePath: path))
@@ -255,6 +321,7 @@ do {
     case "stress": try stress(Array(arguments.dropFirst()))
     case "compact-loop": try compactLoop(Array(arguments.dropFirst()))
     case "busy": try busy(Array(arguments.dropFirst()))
+    case "torture": try torture(Array(arguments.dropFirst()))
     case "overwrite-loop": try overwriteLoop(Array(arguments.dropFirst()))
     case "open" where arguments.count == 2:
         let cache = try DiskCache(directory: URL(filePath: arguments[1]))
@@ -274,7 +341,7 @@ do {
         }
     case "readme-shared-cache" where arguments.count == 1:
         try await runReadmeSharedCacheExample()
-    default: fail("usage: HoardDiskStress write-loop|stress|compact-loop|busy|overwrite-loop|open|hoard-expire-all|hoard-get|bad-values|readme-shared-cache ...")
+    default: fail("usage: HoardDiskStress write-loop|stress|compact-loop|busy|torture|overwrite-loop|open|hoard-expire-all|hoard-get|bad-values|readme-shared-cache ...")
     }
 } catch {
     fail("\(error)")

@@ -17,6 +17,9 @@ enum Torture {
     static let kills = isLong ? 200 : 40
     /// Seconds the multi-process workload runs.
     static let processSeconds: Double = isLong ? 60 : 10
+    /// Kills of the killed-workers test beside a limit that never evicts (half as many under a
+    /// small limit).
+    static let workerKills = isLong ? 510 : 24
 }
 
 @Suite("Torture: torn files")
@@ -143,5 +146,169 @@ struct MemoryPressureTests {
             let version = try #require(StressValue.verifiedVersion(of: data, key: key), "\(key) wrong")
             #expect(versions.contains(version))
         }
+    }
+}
+
+/// Issue 28: workers in several processes storing (values up to 2 MiB), overwriting, removing,
+/// trimming and sweeping expired entries, killed with SIGKILL at random moments and started again.
+/// With a limit that never evicts, every key reads back as its last acknowledged state or the one
+/// being written when its worker died; with a small limit, nothing read is ever wrong and the
+/// folder stays within the limit, its slack and the records in flight.
+@Suite("Torture: killed workers", .serialized)
+struct KilledWorkerTortureTests {
+    /// What one worker's log says of each key: its last acknowledged state, and what it was doing.
+    struct KeyState {
+        enum Acknowledged: Equatable { case none, version(UInt64), removed }
+        enum InFlight: Equatable { case none, store(UInt64), remove }
+        var acknowledged = Acknowledged.none
+        var inFlight = InFlight.none
+    }
+
+    /// The figures of a run.
+    struct Figures {
+        var kills = 0
+        var checkedKeys = 0
+        var wrong: [String] = []
+        var lost: [String] = []
+        var peakBytes = 0
+        var acknowledgedStores = 0
+        /// Acknowledged stores already counted, per log; and worker reports already seen.
+        var storesSeen: [String: Int] = [:]
+        var wrongLinesSeen: [String: Int] = [:]
+    }
+
+    static let workerCount = 3
+
+    @Test("Workers killed at random: nothing lost beside a limit that never evicts", .timeLimit(.minutes(20)))
+    func nothingLost() throws {
+        let figures = try Self.run(sizeLimit: 1 << 40, kills: Torture.workerKills)
+        #expect(figures.wrong.isEmpty, "\(figures.wrong.count) wrong: \(figures.wrong.prefix(5))")
+        #expect(figures.lost.isEmpty, "\(figures.lost.count) lost: \(figures.lost.prefix(5))")
+        #expect(figures.acknowledgedStores > figures.kills)
+        print(
+            "KilledWorkerTortureTests.nothingLost: \(figures.kills) kills of \(Self.workerCount) workers,",
+            "\(figures.acknowledgedStores) acknowledged stores, \(figures.checkedKeys) keys checked after kills,",
+            "\(figures.wrong.count) wrong, \(figures.lost.count) lost; peak \(figures.peakBytes) bytes on disk")
+    }
+
+    @Test("Workers killed at random under a 16 MiB limit: nothing wrong, the folder bounded", .timeLimit(.minutes(20)))
+    func boundedAndRight() throws {
+        let limit = 16 << 20
+        let figures = try Self.run(sizeLimit: limit, kills: Torture.workerKills / 2)
+        let slack = DiskCache.Configuration(sizeLimit: limit).slackByteCount
+        // In flight: each worker's record being written, and the temporary file a killed one left
+        // until the next trim takes it.
+        let bound = limit + slack + 2 * Self.workerCount * (2 << 20 + 4096)
+        #expect(figures.wrong.isEmpty, "\(figures.wrong.count) wrong: \(figures.wrong.prefix(5))")
+        #expect(figures.peakBytes <= bound, "peak \(figures.peakBytes) bytes, bound \(bound)")
+        print(
+            "KilledWorkerTortureTests.boundedAndRight: \(figures.kills) kills, \(figures.acknowledgedStores)",
+            "acknowledged stores, \(figures.wrong.count) wrong; peak \(figures.peakBytes) bytes on disk,",
+            "limit \(limit), limit + slack \(limit + slack), bound with records in flight \(bound)")
+    }
+
+    /// Runs the workers, kills one at random `kills` times (checking its keys each time), and
+    /// samples the folder's size throughout.
+    static func run(sizeLimit: Int, kills: Int) throws -> Figures {
+        _ = try StressChild.requireExecutable()
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let path = folder.cacheURL.path(percentEncoded: false)
+        let cache = try DiskCache(directory: folder.cacheURL, configuration: .init(sizeLimit: sizeLimit))
+        let logs = (0..<workerCount).map { folder.url.appending(path: "worker-\($0).log").path(percentEncoded: false) }
+        var nextVersion = (0..<workerCount).map { UInt64($0) << 40 }
+        func start(_ worker: Int) throws -> Process {
+            nextVersion[worker] += 1 << 20
+            let (process, _) = try StressChild.start(
+                ["torture", path, "\(sizeLimit)", "\(worker)", "\(nextVersion[worker])", logs[worker]])
+            return process
+        }
+        var workers = try (0..<workerCount).map { try start($0) }
+        defer { for worker in workers { kill(worker.processIdentifier, SIGKILL); worker.waitUntilExit() } }
+        let peak = Lock(0)
+        let stop = Lock(false)
+        let sampled = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            while !stop.withLock({ $0 }) {
+                let bytes = FolderFootprint.byteCount(under: path)
+                peak.withLock { $0 = max($0, bytes) }
+                usleep(10_000)
+            }
+            sampled.signal()
+        }
+        var figures = Figures()
+        for _ in 0..<kills {
+            usleep(UInt32.random(in: 20_000...150_000))
+            let victim = Int.random(in: 0..<workerCount)
+            kill(workers[victim].processIdentifier, SIGKILL)
+            workers[victim].waitUntilExit()
+            figures.kills += 1
+            let states = try keyStates(logs[victim], figures: &figures)
+            for (key, state) in states {
+                figures.checkedKeys += 1
+                let data = try cache.data(forKey: key)
+                let read = data.flatMap { StressValue.verifiedVersion(of: $0, key: key) }
+                if data != nil, read == nil {
+                    figures.wrong.append("\(key): \(data?.count ?? 0) bytes that are no value of it")
+                    continue
+                }
+                var allowed: [UInt64?] = []
+                switch state.acknowledged {
+                case .version(let version): allowed.append(version)
+                case .removed, .none: allowed.append(nil)
+                }
+                switch state.inFlight {
+                case .store(let version): allowed.append(version)
+                case .remove: allowed.append(nil)
+                case .none: break
+                }
+                if allowed.contains(read) { continue }
+                if read == nil {
+                    if sizeLimit >= 1 << 40 { figures.lost.append("\(key): \(state)") }
+                } else {
+                    figures.wrong.append("\(key): read \(read ?? 0), allowed \(allowed)")
+                }
+            }
+            workers[victim] = try start(victim)
+        }
+        stop.withLock { $0 = true }
+        sampled.wait()
+        figures.peakBytes = peak.withLock { $0 }
+        return figures
+    }
+
+    /// Each key's state by a worker's log (a line the kill cut short is left out), and the
+    /// worker's own reports of wrong reads.
+    static func keyStates(_ log: String, figures: inout Figures) throws -> [String: KeyState] {
+        let text = String(decoding: try Data(contentsOf: URL(filePath: log)), as: UTF8.self)
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: true)
+        if !text.hasSuffix("\n"), !lines.isEmpty { lines.removeLast() }
+        var states: [String: KeyState] = [:]
+        var stores = 0
+        var wrongLines: [String] = []
+        for line in lines {
+            let words = line.split(separator: " ")
+            guard words.count >= 2 else { continue }
+            let key = String(words[1])
+            switch (words[0], words.count) {
+            case ("store", 3): states[key, default: KeyState()].inFlight = UInt64(words[2]).map { .store($0) } ?? .none
+            case ("stored", 3):
+                states[key, default: KeyState()].acknowledged = UInt64(words[2]).map { .version($0) } ?? .none
+                states[key, default: KeyState()].inFlight = .none
+                stores += 1
+            case ("remove", 2): states[key, default: KeyState()].inFlight = .remove
+            case ("removed", 2):
+                states[key, default: KeyState()].acknowledged = .removed
+                states[key, default: KeyState()].inFlight = .none
+            case ("wrong", _): wrongLines.append(String(line))
+            default: break
+            }
+        }
+        figures.acknowledgedStores += stores - (figures.storesSeen[log] ?? 0)
+        figures.storesSeen[log] = stores
+        // A log is read again after each of its worker's kills: new reports only.
+        figures.wrong += wrongLines.dropFirst(figures.wrongLinesSeen[log] ?? 0).map { "worker read: \($0)" }
+        figures.wrongLinesSeen[log] = wrongLines.count
+        return states
     }
 }
