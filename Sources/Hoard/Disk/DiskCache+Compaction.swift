@@ -19,12 +19,10 @@ extension DiskCache {
         var reclaimed = 0
         while true {
             let step = try withIndex(writing: true) { connection -> Int in
-                let count = try connection.statement("PRAGMA freelist_count")
-                defer { count.reset() }
-                let free = try count.step() ? count.int(0) : 0
-                count.reset()
+                let database = DatabaseFile(connection: connection)
+                let free = try database.freePageCount()
                 guard free > 0 else { return 0 }
-                try connection.execute("PRAGMA incremental_vacuum(\(Self.compactionStepPageCount))")
+                try database.vacuum(pages: Self.compactionStepPageCount)
                 return min(free, Self.compactionStepPageCount)
             }
             guard step > 0 else { break }
@@ -33,7 +31,7 @@ extension DiskCache {
         // Copy what the log holds into the database now (without waiting for readers), so that
         // the file shrinks; the log itself is cut back to `journal_size_limit` when next reset.
         if reclaimed > 0 {
-            _ = try withIndex(writing: true) { try $0.execute("PRAGMA wal_checkpoint(PASSIVE)") }
+            _ = try withIndex(writing: true) { try DatabaseFile(connection: $0).checkpoint(truncating: false) }
         }
         return reclaimed
     }

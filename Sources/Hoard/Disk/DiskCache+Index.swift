@@ -95,7 +95,7 @@ extension DiskCache {
         do {
             return try withIndex(writing: true, body)
         } catch let error as DiskCacheError where error.errno == ENOSPC {
-            _ = try? withIndex(writing: true) { try $0.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
+            _ = try? withIndex(writing: true) { try DatabaseFile(connection: $0).checkpoint(truncating: true) }
             return try withIndex(writing: true, body)
         }
     }
@@ -139,45 +139,9 @@ extension DiskCache {
         try compactSegments()
     }
 
-    /// The query of ``indexRow(_:on:)``, made once (statements are cached by their text).
-    private static let rowQuery = "SELECT size, used, \(Placement.column) FROM entries WHERE hash = ?1"
-
     /// The index row of `hash` (without its record), or `nil`.
     func indexRow(_ hash: [UInt8], on connection: SQLiteConnection) throws -> IndexRow? {
-        let select = try connection.statement(Self.rowQuery)
-        defer { select.reset() }
-        select.bind(1, hash)
-        guard try select.step() else { return nil }
-        return IndexRow(
-            hash: hash, byteCount: select.byteCount(0), lastUsed: select.double(1),
-            placement: Placement(rawValue: select.int(2)) ?? .file)
-    }
-
-    /// Inserts or replaces the row of `header`'s key; `record` is the whole record for an inline
-    /// entry, `segment` where it is for one in a segment, and both `nil` for one in its own file.
-    func upsertRow(
-        hash: [UInt8], header: Entry.Header, used: Date, record: UnsafeRawBufferPointer?,
-        segment: SegmentLocation? = nil, on connection: SQLiteConnection
-    ) throws {
-        let upsert = try connection.statement(
-            "INSERT OR REPLACE INTO entries (hash, key, size, created, expires, used, record, segment, offset) "
-                + "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)")
-        defer { upsert.reset() }
-        upsert.bind(1, hash)
-        upsert.bind(2, header.key)
-        upsert.bind(3, header.fileByteCount)
-        upsert.bind(4, header.creationDate.timeIntervalSinceReferenceDate)
-        upsert.bind(5, header.expirationDate?.timeIntervalSinceReferenceDate)
-        upsert.bind(6, used.timeIntervalSinceReferenceDate)
-        if let record { upsert.bindBorrowed(7, record) } else { upsert.bindNull(7) }
-        if let segment {
-            upsert.bind(8, segment.id)
-            upsert.bind(9, segment.offset)
-        } else {
-            upsert.bindNull(8)
-            upsert.bindNull(9)
-        }
-        while try upsert.step() {}
+        try EntryTable(connection: connection).row(hash)
     }
 
     /// Deletes the row of `hash`, only if its last-use date is still `lastUsed` when given (a row
@@ -190,38 +154,17 @@ extension DiskCache {
         guard let row = try indexRow(hash, on: connection), lastUsed == nil || row.lastUsed == lastUsed else {
             return false
         }
-        let delete = try connection.statement("DELETE FROM entries WHERE hash = ?1")
-        defer { delete.reset() }
-        delete.bind(1, hash)
-        try delete.run()
+        try EntryTable(connection: connection).delete(hash)
         switch row.placement {
         case .file:
             try files.remove(SHA256.hex(hash))
-            try adjustUsage(by: -row.byteCount, on: connection)
+            try UsageTable(connection: connection).add(-row.byteCount)
         case .inline:
-            try adjustUsage(by: -row.byteCount, inline: -row.byteCount, on: connection)
+            try UsageTable(connection: connection).add(-row.byteCount, inline: -row.byteCount)
         case .segment:
             break  // dead bytes in its segment until a compaction
         }
         return true
-    }
-
-    /// Adds `delta` to the shared count of the bytes records take (segment and entry files,
-    /// and records inside the index, of which `inline`), inside the caller's write transaction.
-    ///
-    /// - Returns: What the count says the cache takes now (see ``TrimState/counted(usage:)``); 0
-    ///   when its row is missing, until the next trim counts again.
-    @discardableResult
-    func adjustUsage(by delta: Int, inline: Int = 0, on connection: SQLiteConnection) throws -> Usage {
-        let update = try connection.statement(
-            "UPDATE usage SET bytes = max(bytes + ?1, 0), inline = max(inline + ?2, 0) RETURNING bytes, inline")
-        defer { update.reset() }
-        update.bind(1, delta)
-        update.bind(2, inline)
-        guard try update.step() else { return Usage(bytes: 0, inlineBytes: 0) }
-        let usage = Usage(bytes: update.byteCount(0), inlineBytes: update.byteCount(1))
-        while try update.step() {}
-        return usage
     }
 
     /// The shared count of the bytes records take on disk, kept in the index's `usage` row by

@@ -34,24 +34,7 @@ extension DiskCache {
     /// - Complexity: O(m) for m entries, one scan of the index.
     public func entryInfos() throws -> [EntryInfo] {
         let now = configuration.now()
-        return try withIndex(writing: false) { connection in
-            let select = try connection.statement(
-                "SELECT key, size, created, expires, used FROM entries WHERE expires IS NULL OR expires > ?1")
-            defer { select.reset() }
-            select.bind(1, now.timeIntervalSinceReferenceDate)
-            var infos: [EntryInfo] = []
-            while try select.step() {
-                let key = select.text(0)
-                let size = select.byteCount(1)
-                infos.append(
-                    EntryInfo(
-                        key: key, payloadByteCount: max(0, size - Entry.Header.fixedByteCount - key.utf8.count),
-                        fileByteCount: size, creationDate: Date(timeIntervalSinceReferenceDate: select.double(2)),
-                        expirationDate: select.optionalDouble(3).map(Date.init(timeIntervalSinceReferenceDate:)),
-                        lastUsedDate: Date(timeIntervalSinceReferenceDate: select.double(4))))
-            }
-            return infos
-        }
+        return try withIndex(writing: false) { try EntryTable(connection: $0).infos(liveAt: now) }
     }
 
     /// How many entries the cache holds, expired ones included until they are removed, by the index.
@@ -64,11 +47,7 @@ extension DiskCache {
     /// - Complexity: O(m) for m entries: one scan of an index of the index, not of the records.
     public var entryCount: Int {
         get throws {
-            try withIndex(writing: false) { connection in
-                let count = try connection.statement("SELECT count(*) FROM entries")
-                defer { count.reset() }
-                return try count.step() ? count.int(0) : 0
-            }
+            try withIndex(writing: false) { try EntryTable(connection: $0).count() }
         }
     }
 }

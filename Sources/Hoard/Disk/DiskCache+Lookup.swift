@@ -63,39 +63,29 @@ extension DiskCache {
         case segment(IndexRow, SegmentLocation)
     }
 
-    /// The lookup's query, made once: statements are cached by their text, and building it for
-    /// every read cost 6% of a 1 KiB read. The placement is told from which columns are `NULL`,
-    /// without an expression for SQLite to evaluate.
-    private static let lookupQuery = "SELECT used, size, segment, offset, record FROM entries WHERE hash = ?1"
-
     private func readIndexed(
         hash: [UInt8], key: String, keepExpired: Bool, now: Date, on connection: SQLiteConnection
     ) throws -> IndexedRead {
-        let select = try connection.statement(Self.lookupQuery)
-        defer { select.reset() }
-        select.bind(1, hash)
-        guard try select.step() else { return .missing }
-        let lastUsed = select.double(0)
-        let placement: Placement = !select.isNull(4) ? .inline : select.isNull(2) ? .file : .segment
-        let row = IndexRow(hash: hash, byteCount: select.byteCount(1), lastUsed: lastUsed, placement: placement)
-        switch placement {
-        case .file: return .file(row)
-        case .segment: return .segment(row, SegmentLocation(id: select.int(2), offset: select.int(3)))
-        case .inline: break
+        let read = try EntryTable(connection: connection).lookUp(hash) { found -> IndexedRead in
+            let placement: Placement = found.record != nil ? .inline : found.segment == nil ? .file : .segment
+            let row = IndexRow(hash: hash, byteCount: found.byteCount, lastUsed: found.lastUsed, placement: placement)
+            guard let record = found.record else {
+                return found.segment.map { .segment(row, $0) } ?? .file(row)
+            }
+            guard record.count <= Self.maximumInlineRecordByteCount else {
+                return .damaged("record of \(record.count) bytes is longer than any Hoard writes", row)
+            }
+            switch Self.verifyRecord(record, expectedKey: key) {
+            case .failure(let damage):
+                return .damaged(damage.description, row)
+            case .success(let header):
+                let isExpired = header.isExpired(at: now)
+                if isExpired, !keepExpired { return .expired(row) }
+                let payload = Data(copyingPayload: UnsafeRawBufferPointer(rebasing: record[header.byteCount...]))
+                return .inline(FoundEntry(header: header, payload: payload), lastUsed: found.lastUsed, isExpired: isExpired)
+            }
         }
-        let record = select.borrowedBlob(4)
-        guard record.count <= Self.maximumInlineRecordByteCount else {
-            return .damaged("record of \(record.count) bytes is longer than any Hoard writes", row)
-        }
-        switch Self.verifyRecord(record, expectedKey: key) {
-        case .failure(let damage):
-            return .damaged(damage.description, row)
-        case .success(let header):
-            let isExpired = header.isExpired(at: now)
-            if isExpired, !keepExpired { return .expired(row) }
-            let payload = Data(copyingPayload: UnsafeRawBufferPointer(rebasing: record[header.byteCount...]))
-            return .inline(FoundEntry(header: header, payload: payload), lastUsed: lastUsed, isExpired: isExpired)
-        }
+        return read ?? .missing
     }
 
     /// Checks a whole record: its header parses, holds `expectedKey`, gives the record's length,
@@ -200,12 +190,6 @@ extension DiskCache {
     /// Sets the last-use date of `hash` to `now`; best effort, and never a wait for a writer (a
     /// mark dropped only costs recency).
     private func markUsed(_ hash: [UInt8], now: Date) {
-        _ = withIndexWithoutWaiting { connection in
-            let update = try connection.statement("UPDATE entries SET used = ?2 WHERE hash = ?1")
-            defer { update.reset() }
-            update.bind(1, hash)
-            update.bind(2, now.timeIntervalSinceReferenceDate)
-            while try update.step() {}
-        }
+        _ = withIndexWithoutWaiting { try EntryTable(connection: $0).markUsed(hash, at: now) }
     }
 }

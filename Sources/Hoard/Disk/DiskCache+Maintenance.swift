@@ -41,7 +41,7 @@ extension DiskCache {
     /// - Complexity: O(m) for m entries, one index scan, plus one `unlink` per removed entry file.
     @discardableResult
     public func removeExpired() throws -> Int {
-        try deleteRows(where: "expires IS NOT NULL AND expires <= ?1", configuration.now()).count
+        try deleteRows(.expired, at: configuration.now()).count
     }
 
     /// Removes every entry that `shouldRemove` picks by its key and the first bytes of its value.
@@ -58,21 +58,7 @@ extension DiskCache {
     func removeEntryFiles(where shouldRemove: (_ key: String, _ payloadPrefix: ArraySlice<UInt8>) -> Bool) throws -> [String] {
         let now = configuration.now()
         // Inline records: the key and the payload's first bytes, straight from the index.
-        var picked = try withIndex(writing: false) { connection -> [(hash: [UInt8], key: String, lastUsed: Double)] in
-            let select = try connection.statement(
-                "SELECT hash, key, used, substr(record, 49 + length(CAST(key AS BLOB)), 16384) FROM entries "
-                    + "WHERE record IS NOT NULL AND (expires IS NULL OR expires > ?1)")
-            defer { select.reset() }
-            select.bind(1, now.timeIntervalSinceReferenceDate)
-            var picked: [(hash: [UInt8], key: String, lastUsed: Double)] = []
-            while try select.step() {
-                let key = select.text(1)
-                if shouldRemove(key, ArraySlice(select.borrowedBlob(3))) {
-                    picked.append((select.blob(0), key, select.double(2)))
-                }
-            }
-            return picked
-        }
+        var picked = try withIndex(writing: false) { try EntryTable(connection: $0).pickInline(liveAt: now, shouldRemove) }
         picked += try pickSegmentEntries(now: now, where: shouldRemove)
         // Entries in files: their headers and first bytes, from the files.
         for row in try fileRows() {
@@ -111,7 +97,7 @@ extension DiskCache {
     /// - Complexity: O(m) for m entries, one index scan, plus one `unlink` per removed entry file.
     @discardableResult
     public func removeOlderThan(_ date: Date) throws -> Int {
-        try deleteRows(where: "created < ?1", date).count
+        try deleteRows(.createdBefore, at: date).count
     }
 
     /// Removes every entry, and every temporary file no live writer holds.
@@ -132,7 +118,7 @@ extension DiskCache {
     public func removeAll() throws {
         let now = configuration.now()
         do {
-            try deleteRows(where: "1", now)
+            try deleteRows(.all, at: now)
         } catch let error as DiskCacheError where error.errno == ENOSPC {
             // Even with every file gone, the index had no room to log the deletion: it holds
             // nothing worth keeping now, so it is made anew (other processes notice within a second).
@@ -193,19 +179,11 @@ extension DiskCache {
         get throws { try recount().onDisk }
     }
 
-    /// Deletes the rows that `condition` (SQL over `entries`, with the date `?1`) picks, removes
-    /// the files of those that had one, gives the freed pages back, and returns the deleted rows.
+    /// Deletes the rows `selection` picks at `date` (with their files), gives the space back, and
+    /// returns the deleted rows.
     @discardableResult
-    func deleteRows(where condition: String, _ date: Date) throws -> [IndexRow] {
-        let selected = try withIndex(writing: false) { connection -> [IndexRow] in
-            let select = try connection.statement(
-                "SELECT \(IndexRow.rowColumns) FROM entries WHERE \(condition)")
-            defer { select.reset() }
-            select.bind(1, date.timeIntervalSinceReferenceDate)
-            var rows: [IndexRow] = []
-            while try select.step() { rows.append(IndexRow(select)) }
-            return rows
-        }
+    func deleteRows(_ selection: EntryTable.Selection, at date: Date) throws -> [IndexRow] {
+        let selected = try withIndex(writing: false) { try EntryTable(connection: $0).rows(selection, at: date) }
         let deleted = try deleteRows(selected, onlyIfUnused: false)
         if !deleted.isEmpty { try reclaimAfterRemoval() }
         return deleted
@@ -246,13 +224,6 @@ extension DiskCache {
 
     /// The rows whose records are files of their own.
     func fileRows() throws -> [IndexRow] {
-        try withIndex(writing: false) { connection in
-            let select = try connection.statement(
-                "SELECT \(IndexRow.rowColumns) FROM entries WHERE \(Placement.isFile)")
-            defer { select.reset() }
-            var rows: [IndexRow] = []
-            while try select.step() { rows.append(IndexRow(select)) }
-            return rows
-        }
+        try withIndex(writing: false) { try EntryTable(connection: $0).fileRows() }
     }
 }

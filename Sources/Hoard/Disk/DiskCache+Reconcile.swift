@@ -102,10 +102,9 @@ extension DiskCache {
                         guard let status = files.status(of: SHA256.hex(hash)), status.isSameFile(as: file.status) else {
                             continue
                         }
-                        try upsertRow(
-                            hash: hash, header: file.header, used: file.status.modificationDate, record: nil,
-                            on: connection)
-                        try adjustUsage(by: file.header.fileByteCount, on: connection)
+                        try EntryTable(connection: connection).upsert(
+                            hash: hash, header: file.header, used: file.status.modificationDate, record: nil)
+                        try UsageTable(connection: connection).add(file.header.fileByteCount)
                         adopted += 1
                     }
                 }
@@ -120,13 +119,7 @@ extension DiskCache {
     /// Removes the rows that name a file not among `fileNames` (and still missing now, under the
     /// write lock).
     private func removeRowsOfMissingFiles(keeping fileNames: Set<String>) throws {
-        let fileRows = try withIndex(writing: false) { connection -> [[UInt8]] in
-            let select = try connection.statement("SELECT hash FROM entries WHERE \(Placement.isFile)")
-            defer { select.reset() }
-            var hashes: [[UInt8]] = []
-            while try select.step() { hashes.append(select.blob(0)) }
-            return hashes
-        }
+        let fileRows = try withIndex(writing: false) { try EntryTable(connection: $0).fileRows().map(\.hash) }
         let candidates = fileRows.filter { !fileNames.contains(SHA256.hex($0)) }
         guard !candidates.isEmpty else { return }
         let removed = try withIndex(writing: true) { connection in

@@ -33,29 +33,15 @@ extension DiskCache {
     ///     not only those half dead: what a trim does when nothing else brings it under its mark.
     @discardableResult
     func compactSegments(sealingNewest: Bool = false, anyDeadBytes: Bool = false) throws -> Int {
-        let (lengths, live) = try withIndex(writing: false) { connection -> ([Int: Int], [Int: Int]) in
-            var lengths: [Int: Int] = [:]
-            let all = try connection.statement("SELECT id, length FROM segments")
-            defer { all.reset() }
-            while try all.step() { lengths[all.int(0)] = all.byteCount(1) }
-            all.reset()
-            var live: [Int: Int] = [:]
-            let sums = try connection.statement(
-                "SELECT segment, total(size) FROM entries WHERE segment IS NOT NULL GROUP BY segment")
-            defer { sums.reset() }
-            // total(), unlike sum(), does not fail on damaged sizes that overflow.
-            while try sums.step() { live[sums.int(0)] = sums.byteCount(1) }
-            return (lengths, live)
+        let (lengths, live) = try withIndex(writing: false) { connection in
+            (try SegmentTable(connection: connection).lengths(), try EntryTable(connection: connection).liveBytesBySegment())
         }
         var newest = lengths.keys.max()
         if sealingNewest, let id = newest, let length = lengths[id], length >= 64 * 1024,
             (live[id] ?? 0) * 2 <= length || anyDeadBytes && (live[id] ?? 0) < length
         {
             newest = try withIndex(writing: true) { connection in
-                try connection.writeTransaction { () -> Int in
-                    try connection.statement("INSERT INTO segments (length) VALUES (0)").run()
-                    return connection.lastInsertRowID
-                }
+                try connection.writeTransaction { try SegmentTable(connection: connection).insert() }
             }
         }
         var removed = 0
@@ -80,16 +66,8 @@ extension DiskCache {
         while true {
             let (count, damaged) = try withIndex(writing: true) { connection in
                 try connection.writeTransaction { () -> (Int, [(hash: [UInt8], reason: String)]) in
-                    let select = try connection.statement(
-                        "SELECT hash, key, offset, size FROM entries WHERE segment = ?1 LIMIT ?2")
-                    defer { select.reset() }
-                    select.bind(1, id)
-                    select.bind(2, Self.compactionBatchRecordCount)
-                    var rows: [(hash: [UInt8], key: String, offset: Int, size: Int)] = []
-                    while try select.step() {
-                        rows.append((select.blob(0), select.text(1), select.int(2), select.byteCount(3)))
-                    }
-                    select.reset()
+                    let entries = EntryTable(connection: connection)
+                    let rows = try entries.rows(inSegment: id, limit: Self.compactionBatchRecordCount)
                     var damaged: [(hash: [UInt8], reason: String)] = []
                     var batchBytes = 0
                     var movedBytes = 0
@@ -104,13 +82,7 @@ extension DiskCache {
                             record.append(contentsOf: entry.payload)
                             let moved = try record.withUnsafeBytes { try appendToSegment($0, on: connection) }
                             movedBytes += record.count
-                            let update = try connection.statement(
-                                "UPDATE entries SET segment = ?2, offset = ?3 WHERE hash = ?1")
-                            defer { update.reset() }
-                            update.bind(1, row.hash)
-                            update.bind(2, moved.id)
-                            update.bind(3, moved.offset)
-                            try update.run()
+                            try entries.move(row.hash, to: moved)
                         case .damaged(let reason), .unavailable(let reason):
                             damaged.append((row.hash, reason))
                             _ = try deleteRow(row.hash, on: connection)
@@ -118,7 +90,7 @@ extension DiskCache {
                             _ = try deleteRow(row.hash, on: connection)
                         }
                     }
-                    try adjustUsage(by: movedBytes, on: connection)
+                    try UsageTable(connection: connection).add(movedBytes)
                     return (rows.count, damaged)
                 }
             }
@@ -131,18 +103,9 @@ extension DiskCache {
     private func removeSegment(_ id: Int) throws -> Bool {
         let isGone = try withIndex(writing: true) { connection in
             try connection.writeTransaction {
-                let named = try connection.statement("SELECT 1 FROM entries WHERE segment = ?1 LIMIT 1")
-                defer { named.reset() }
-                named.bind(1, id)
-                guard try !named.step() else { return false }
-                named.reset()
-                let delete = try connection.statement("DELETE FROM segments WHERE id = ?1 RETURNING length")
-                defer { delete.reset() }
-                delete.bind(1, id)
-                let length = try delete.step() ? delete.byteCount(0) : 0
-                while try delete.step() {}
-                delete.reset()
-                try adjustUsage(by: -length, on: connection)
+                guard try !EntryTable(connection: connection).namesSegment(id) else { return false }
+                let length = try SegmentTable(connection: connection).delete(id)
+                try UsageTable(connection: connection).add(-length)
                 // The file goes under the same lock as its row.
                 try removeSegmentFile(id)
                 return true
@@ -164,11 +127,7 @@ extension DiskCache {
         let onDisk = names.compactMap(SegmentFiles.id(inFileName:))
         guard !onDisk.isEmpty else { return 0 }
         let known = { (connection: SQLiteConnection) throws -> Set<Int> in
-            var known = Set<Int>()
-            let all = try connection.statement("SELECT id FROM segments")
-            defer { all.reset() }
-            while try all.step() { known.insert(all.int(0)) }
-            return known
+            Set(try SegmentTable(connection: connection).lengths().keys)
         }
         let unnamed = try withIndex(writing: false) { connection in
             let named = try known(connection)

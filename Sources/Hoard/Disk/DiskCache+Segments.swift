@@ -34,17 +34,15 @@ extension DiskCache {
     /// - Returns: The segment and offset that now hold the record, once the transaction commits.
     /// - Throws: ``DiskCacheError/writeFailed(path:call:errno:)``.
     func appendToSegment(_ record: UnsafeRawBufferPointer, on connection: SQLiteConnection) throws -> SegmentLocation {
-        let newest = try connection.statement("SELECT id, length FROM segments ORDER BY id DESC LIMIT 1")
-        defer { newest.reset() }
+        let table = SegmentTable(connection: connection)
         var location: SegmentLocation?
         // A length outside 0...limit (a damaged row) starts a new segment rather than an append
         // at a place nobody can trust.
-        if try newest.step(), case let length = newest.int(1),
-            length == 0 || (length > 0 && length <= segmentByteLimit - record.count)
+        if let newest = try table.newest(),
+            newest.length == 0 || (newest.length > 0 && newest.length <= segmentByteLimit - record.count)
         {
-            location = SegmentLocation(id: newest.int(0), offset: length)
+            location = SegmentLocation(id: newest.id, offset: newest.length)
         }
-        newest.reset()
         var handle: SegmentFiles.Handle?
         if let found = location {
             switch segments.handle(found.id, writable: true) {
@@ -57,8 +55,7 @@ extension DiskCache {
         // A new segment; a name taken by something foreign (made behind the cache's back) is
         // passed over for the next.
         for attempt in 0..<3 where handle == nil {
-            try connection.statement("INSERT INTO segments (length) VALUES (0)").run()
-            let id = connection.lastInsertRowID
+            let id = try table.insert()
             location = SegmentLocation(id: id, offset: 0)
             switch segments.handle(id, writable: true, creating: true) {
             case .success(let opened): handle = opened
@@ -72,11 +69,7 @@ extension DiskCache {
         if case .failure(let error) = FileSystem.writeAll(handle.descriptor, record, at: location.offset) {
             throw DiskCacheError.writeFailed(path: handle.path, call: error.call, errno: error.errno)
         }
-        let update = try connection.statement("UPDATE segments SET length = ?2 WHERE id = ?1")
-        defer { update.reset() }
-        update.bind(1, location.id)
-        update.bind(2, location.offset + record.count)
-        try update.run()
+        try table.setLength(of: location.id, to: location.offset + record.count)
         return location
     }
 
@@ -184,20 +177,7 @@ extension DiskCache {
     private func pickSegmentEntriesOnce(
         now: Date, where shouldRemove: (_ key: String, _ payloadPrefix: ArraySlice<UInt8>) -> Bool, finalPass: Bool
     ) throws -> [(hash: [UInt8], key: String, lastUsed: Double)]? {
-        let rows = try withIndex(writing: false) { connection in
-            let select = try connection.statement(
-                "SELECT hash, key, used, size, segment, offset FROM entries "
-                    + "WHERE segment IS NOT NULL AND (expires IS NULL OR expires > ?1)")
-            defer { select.reset() }
-            select.bind(1, now.timeIntervalSinceReferenceDate)
-            var rows: [(hash: [UInt8], key: String, lastUsed: Double, size: Int, location: SegmentLocation)] = []
-            while try select.step() {
-                rows.append(
-                    (select.blob(0), select.text(1), select.double(2), select.byteCount(3),
-                     SegmentLocation(id: select.int(4), offset: select.byteCount(5))))
-            }
-            return rows
-        }
+        let rows = try withIndex(writing: false) { try EntryTable(connection: $0).segmentRows(liveAt: now) }
         var picked: [(hash: [UInt8], key: String, lastUsed: Double)] = []
         for row in rows {
             let headerByteCount = Entry.Header.fixedByteCount + row.key.utf8.count

@@ -90,7 +90,7 @@ extension DiskCache {
         guard isDue else { return }
         trimLock.withLock { _ in
             let now = configuration.now()
-            let current = (try? withIndex(writing: false) { try storedUsage(on: $0) }) ?? usage
+            let current = (try? withIndex(writing: false) { try UsageTable(connection: $0).stored() }) ?? usage
             let isStillDue = state.withLock {
                 $0.isTrimDue(usage: current, afterWriteAt: landed, now: now, limit: limit, rescanInterval: rescanInterval)
             }
@@ -109,7 +109,7 @@ extension DiskCache {
     ///
     /// - Complexity: O(1): one indexed read and two `stat` calls.
     func estimatedByteCount() -> Int {
-        guard let usage = try? withIndex(writing: false, { try storedUsage(on: $0) }) else { return 0 }
+        guard let usage = try? withIndex(writing: false, { try UsageTable(connection: $0).stored() }) else { return 0 }
         measureIndexFiles()
         return state.withLock { $0.counted(usage) }
     }
@@ -137,14 +137,6 @@ extension DiskCache {
             $0.writesSinceIndexMeasure = 0
         }
         return all
-    }
-
-    /// The shared count of the bytes records take (see ``Usage``), as stored.
-    func storedUsage(on connection: SQLiteConnection) throws -> Usage {
-        let select = try connection.statement("SELECT bytes, inline FROM usage WHERE id = 1")
-        defer { select.reset() }
-        return try select.step()
-            ? Usage(bytes: select.byteCount(0), inlineBytes: select.byteCount(1)) : Usage(bytes: 0, inlineBytes: 0)
     }
 
     // MARK: - Private
@@ -227,46 +219,19 @@ extension DiskCache {
     /// Counts again (see ``recountUsage()``); returns what counts against the limit, and all the
     /// bytes on disk (the index's log and allowance included).
     func recount() throws -> (counted: Int, onDisk: Int) {
-        let maximumRecord = Self.maximumInlineRecordByteCount
-        let damaged = """
-            record IS NULL AND (typeof(size) != 'integer' OR size < \(Entry.Header.fixedByteCount)
-                OR size > \(SQLiteStatement.maximumByteCount)
-                OR (segment IS NOT NULL AND (size > \(maximumRecord) OR typeof(offset) != 'integer' OR offset < 0
-                    OR offset > \(SQLiteStatement.maximumByteCount))))
-            """
         let (usage, removed) = try withIndex(writing: true) { connection in
             try connection.writeTransaction { () -> (Usage, [[UInt8]]) in
-                try connection.execute(
-                    "UPDATE entries SET size = length(record) WHERE record IS NOT NULL AND size != length(record)")
-                var removed: [[UInt8]] = []
-                let select = try connection.statement("SELECT hash FROM entries WHERE \(damaged)")
-                defer { select.reset() }
-                while try select.step() { removed.append(select.blob(0)) }
-                select.reset()
-                if !removed.isEmpty { try connection.execute("DELETE FROM entries WHERE \(damaged)") }
+                let entries = EntryTable(connection: connection)
+                let removed = try entries.mendNumbers()
                 var bytes = 0
-                let segmentIDs = try connection.statement("SELECT id FROM segments")
-                defer { segmentIDs.reset() }
-                while try segmentIDs.step() {
-                    if case .success(let status) = FileSystem.linkStatus(segments.path(of: segmentIDs.int(0))),
-                        status.kind == .regular
-                    {
+                for id in try SegmentTable(connection: connection).lengths().keys {
+                    if case .success(let status) = FileSystem.linkStatus(segments.path(of: id)), status.kind == .regular {
                         bytes += status.byteCount
                     }
                 }
-                segmentIDs.reset()
-                let sums = try connection.statement(
-                    "SELECT total(CASE WHEN \(Placement.isFile) THEN size ELSE 0 END), total(length(record)) FROM entries")
-                defer { sums.reset() }
-                var inline = 0
-                if try sums.step() {
-                    bytes += sums.byteCount(0)
-                    inline = sums.byteCount(1)
-                }
-                sums.reset()
-                let usage = Usage(bytes: bytes + inline, inlineBytes: inline)
-                try connection.execute(
-                    "INSERT OR REPLACE INTO usage (id, bytes, inline) VALUES (1, \(usage.bytes), \(usage.inlineBytes))")
+                let records = try entries.fileAndInlineBytes()
+                let usage = Usage(bytes: bytes + records.file + records.inline, inlineBytes: records.inline)
+                try UsageTable(connection: connection).set(usage)
                 return (usage, removed)
             }
         }
@@ -277,36 +242,15 @@ extension DiskCache {
         return (state.withLock { $0.counted(usage) }, usage.bytes - usage.inlineBytes + indexFiles)
     }
 
-    /// The bytes of every entry's record, by the index: an inline record's own length, and the
-    /// size of others held to what a record can be.
+    /// The bytes of every entry's record, by the index (see ``EntryTable/recordBytes()``).
     func indexedByteCount() throws -> Int {
-        try withIndex(writing: false) { connection in
-            let sum = try connection.statement(
-                "SELECT total(CASE WHEN record IS NOT NULL THEN length(record) "
-                    + "WHEN size BETWEEN 0 AND \(SQLiteStatement.maximumByteCount) THEN size ELSE 0 END) FROM entries")
-            defer { sum.reset() }
-            return try sum.step() ? sum.byteCount(0) : 0
-        }
+        try withIndex(writing: false) { try EntryTable(connection: $0).recordBytes() }
     }
 
     /// Removes least recently used entries (each with its file, in batches) whose records and
     /// rows add up to at least `byteCount`; returns the rows removed.
     private func removeLeastRecentlyUsed(beyond byteCount: Int) throws -> [IndexRow] {
-        let candidates = try withIndex(writing: false) { connection in
-            let select = try connection.statement(
-                "SELECT hash, CASE WHEN record IS NOT NULL THEN length(record) ELSE size END, used, "
-                    + "\(Placement.column), length(CAST(key AS BLOB)) FROM entries ORDER BY used, hash")
-            defer { select.reset() }
-            var rows: [IndexRow] = []
-            var sum = 0
-            while sum < byteCount, try select.step() {
-                let row = IndexRow(select)
-                rows.append(row)
-                // A row costs the index about its key and a few numbers beside the record.
-                sum = min(sum, .max - row.byteCount - 256) + row.byteCount + select.byteCount(4) / 2 + 64
-            }
-            return rows
-        }
+        let candidates = try withIndex(writing: false) { try EntryTable(connection: $0).leastRecentlyUsed(atLeast: byteCount) }
         return try deleteRows(candidates, onlyIfUnused: true)
     }
 }

@@ -26,24 +26,25 @@ extension DiskCache {
         let (header, record) = Self.record(header: header, payload: payload)
         let (usage, replaced) = try withIndex(writing: true) { connection in
             try connection.writeTransaction { () -> (Usage, IndexRow?) in
-                let old = try indexRow(hash, on: connection)
+                let entries = EntryTable(connection: connection)
+                let old = try entries.row(hash)
                 var delta = record.count
                 var inlineDelta = 0
                 try record.withUnsafeBytes { bytes in
                     if bytes.count < Self.segmentRecordThreshold {
-                        try upsertRow(hash: hash, header: header, used: now, record: bytes, on: connection)
+                        try entries.upsert(hash: hash, header: header, used: now, record: bytes)
                         inlineDelta = bytes.count
                     } else {
                         let location = try appendToSegment(bytes, on: connection)
-                        try upsertRow(
-                            hash: hash, header: header, used: now, record: nil, segment: location, on: connection)
+                        try entries.upsert(hash: hash, header: header, used: now, record: nil, segment: location)
                     }
                 }
                 if let old, old.placement == .inline {
                     delta -= old.byteCount
                     inlineDelta -= old.byteCount
                 }
-                return (try adjustUsage(by: delta, inline: inlineDelta, on: connection), old?.placement == .file ? old : nil)
+                let usage = try UsageTable(connection: connection).add(delta, inline: inlineDelta)
+                return (usage, old?.placement == .file ? old : nil)
             }
         }
         guard let replaced else { return usage }
@@ -53,7 +54,7 @@ extension DiskCache {
                 guard try indexRow(hash, on: connection)?.placement != .file,
                     try files.remove(SHA256.hex(hash)) != nil
                 else { return usage }
-                return try adjustUsage(by: -replaced.byteCount, on: connection)
+                return try UsageTable(connection: connection).add(-replaced.byteCount)
             }
         }
     }
@@ -96,12 +97,13 @@ extension DiskCache {
                     guard try files.moveIntoPlace(temporary: temporary.name, in: temporary.directory, as: fileName) else {
                         return nil
                     }
-                    let old = try indexRow(hash, on: connection)
-                    try upsertRow(hash: hash, header: header, used: now, record: nil, on: connection)
+                    let entries = EntryTable(connection: connection)
+                    let old = try entries.row(hash)
+                    try entries.upsert(hash: hash, header: header, used: now, record: nil)
                     let replaced = old?.byteCount ?? 0
-                    return try adjustUsage(
-                        by: header.fileByteCount - (old?.placement == .segment ? 0 : replaced),
-                        inline: old?.placement == .inline ? -replaced : 0, on: connection)
+                    return try UsageTable(connection: connection).add(
+                        header.fileByteCount - (old?.placement == .segment ? 0 : replaced),
+                        inline: old?.placement == .inline ? -replaced : 0)
                 }
             }
             if let usage { return usage }

@@ -1,0 +1,22 @@
+/// The index database's own upkeep through one connection: its free pages and its log.
+struct DatabaseFile {
+    let connection: SQLiteConnection
+
+    /// How many pages of the database file are free (left by removed rows).
+    func freePageCount() throws -> Int {
+        let count = try connection.statement("PRAGMA freelist_count")
+        defer { count.reset() }
+        return try count.step() ? count.int(0) : 0
+    }
+
+    /// Gives up to `pages` free pages back to the file system (`auto_vacuum = INCREMENTAL`).
+    func vacuum(pages: Int) throws {
+        try connection.execute("PRAGMA incremental_vacuum(\(pages))")
+    }
+
+    /// Copies the log's commits into the database file; `truncating` also cuts the log to
+    /// nothing, which gives its space back (waiting for readers at most the busy timeout).
+    func checkpoint(truncating: Bool) throws {
+        try connection.execute(truncating ? "PRAGMA wal_checkpoint(TRUNCATE)" : "PRAGMA wal_checkpoint(PASSIVE)")
+    }
+}

@@ -1,0 +1,303 @@
+import Foundation
+
+/// The `entries` table through one connection: every statement the disk cache runs on it.
+///
+/// A row per entry, keyed by the SHA-256 of its key: the key, the record's length, its dates, and
+/// where the record is (inside the row under ``DiskCache/segmentRecordThreshold``, in a segment
+/// at an offset, or in a file of its own when both are `NULL`).
+///
+/// Invariant: numbers read back are held to 0 through 2⁴⁸ before use (``SQLiteStatement/byteCount(_:)``),
+/// and ``mendNumbers()`` drops rows whose numbers no write could have made.
+struct EntryTable {
+    let connection: SQLiteConnection
+
+    typealias IndexRow = DiskCache.IndexRow
+    typealias Placement = DiskCache.Placement
+
+    /// A row as a lookup reads it: its record is borrowed from SQLite, valid inside the call only.
+    struct LookedUp {
+        var lastUsed: Double
+        var byteCount: Int
+        var segment: DiskCache.SegmentLocation?
+        /// The whole record, when it is kept inside the row.
+        var record: UnsafeRawBufferPointer?
+    }
+
+    /// Looks up `hash` and calls `body` with what the row holds; `nil` when there is no row.
+    func lookUp<Result>(_ hash: [UInt8], _ body: (LookedUp) throws -> Result) throws -> Result? {
+        let select = try connection.statement("SELECT used, size, segment, offset, record FROM entries WHERE hash = ?1")
+        defer { select.reset() }
+        select.bind(1, hash)
+        guard try select.step() else { return nil }
+        // The placement is told from which columns are `NULL`, without an expression to evaluate.
+        let isInline = !select.isNull(4)
+        let segment =
+            isInline || select.isNull(2)
+            ? nil : DiskCache.SegmentLocation(id: select.int(2), offset: select.int(3))
+        return try body(
+            LookedUp(
+                lastUsed: select.double(0), byteCount: select.byteCount(1), segment: segment,
+                record: isInline ? select.borrowedBlob(4) : nil))
+    }
+
+    /// The row of `hash` without its record, or `nil`.
+    func row(_ hash: [UInt8]) throws -> IndexRow? {
+        let select = try connection.statement("SELECT size, used, \(Placement.column) FROM entries WHERE hash = ?1")
+        defer { select.reset() }
+        select.bind(1, hash)
+        guard try select.step() else { return nil }
+        return IndexRow(
+            hash: hash, byteCount: select.byteCount(0), lastUsed: select.double(1),
+            placement: Placement(rawValue: select.int(2)) ?? .file)
+    }
+
+    /// Inserts or replaces the row of `header`'s key; `record` is the whole record for an inline
+    /// entry, `segment` where it is for one in a segment, and both `nil` for one in its own file.
+    func upsert(
+        hash: [UInt8], header: DiskCache.Entry.Header, used: Date, record: UnsafeRawBufferPointer?,
+        segment: DiskCache.SegmentLocation? = nil
+    ) throws {
+        let upsert = try connection.statement(
+            "INSERT OR REPLACE INTO entries (hash, key, size, created, expires, used, record, segment, offset) "
+                + "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)")
+        defer { upsert.reset() }
+        upsert.bind(1, hash)
+        upsert.bind(2, header.key)
+        upsert.bind(3, header.fileByteCount)
+        upsert.bind(4, header.creationDate.timeIntervalSinceReferenceDate)
+        upsert.bind(5, header.expirationDate?.timeIntervalSinceReferenceDate)
+        upsert.bind(6, used.timeIntervalSinceReferenceDate)
+        if let record { upsert.bindBorrowed(7, record) } else { upsert.bindNull(7) }
+        if let segment {
+            upsert.bind(8, segment.id)
+            upsert.bind(9, segment.offset)
+        } else {
+            upsert.bindNull(8)
+            upsert.bindNull(9)
+        }
+        while try upsert.step() {}
+    }
+
+    /// Deletes the row of `hash`.
+    func delete(_ hash: [UInt8]) throws {
+        let delete = try connection.statement("DELETE FROM entries WHERE hash = ?1")
+        defer { delete.reset() }
+        delete.bind(1, hash)
+        try delete.run()
+    }
+
+    /// Sets the last-use date of `hash`.
+    func markUsed(_ hash: [UInt8], at date: Date) throws {
+        let update = try connection.statement("UPDATE entries SET used = ?2 WHERE hash = ?1")
+        defer { update.reset() }
+        update.bind(1, hash)
+        update.bind(2, date.timeIntervalSinceReferenceDate)
+        try update.run()
+    }
+
+    /// Points the row of `hash` at a new place in the segments (a compaction moved its record).
+    func move(_ hash: [UInt8], to location: DiskCache.SegmentLocation) throws {
+        let update = try connection.statement("UPDATE entries SET segment = ?2, offset = ?3 WHERE hash = ?1")
+        defer { update.reset() }
+        update.bind(1, hash)
+        update.bind(2, location.id)
+        update.bind(3, location.offset)
+        try update.run()
+    }
+
+    // MARK: - Sets of rows
+
+    /// Which rows ``rows(_:at:)`` selects.
+    enum Selection {
+        /// Expired at the date.
+        case expired
+        /// Created before the date.
+        case createdBefore
+        /// Every row.
+        case all
+
+        var condition: String {
+            switch self {
+            case .expired: "expires IS NOT NULL AND expires <= ?1"
+            case .createdBefore: "created < ?1"
+            case .all: "?1 IS NOT NULL"
+            }
+        }
+    }
+
+    /// The rows `selection` picks at `date`, without their records.
+    func rows(_ selection: Selection, at date: Date) throws -> [IndexRow] {
+        let select = try connection.statement("SELECT \(IndexRow.rowColumns) FROM entries WHERE \(selection.condition)")
+        defer { select.reset() }
+        select.bind(1, date.timeIntervalSinceReferenceDate)
+        var rows: [IndexRow] = []
+        while try select.step() { rows.append(IndexRow(select)) }
+        return rows
+    }
+
+    /// The rows whose records are files of their own.
+    func fileRows() throws -> [IndexRow] {
+        let select = try connection.statement("SELECT \(IndexRow.rowColumns) FROM entries WHERE \(Placement.isFile)")
+        defer { select.reset() }
+        var rows: [IndexRow] = []
+        while try select.step() { rows.append(IndexRow(select)) }
+        return rows
+    }
+
+    /// The least recently used rows whose records, and about what their rows take in the index
+    /// (the key and a few numbers), add up to at least `byteCount`; an inline row counts its
+    /// record's own length.
+    func leastRecentlyUsed(atLeast byteCount: Int) throws -> [IndexRow] {
+        let select = try connection.statement(
+            "SELECT hash, CASE WHEN record IS NOT NULL THEN length(record) ELSE size END, used, "
+                + "\(Placement.column), length(CAST(key AS BLOB)) FROM entries ORDER BY used, hash")
+        defer { select.reset() }
+        var rows: [IndexRow] = []
+        var sum = 0
+        while sum < byteCount, try select.step() {
+            let row = IndexRow(select)
+            rows.append(row)
+            sum = min(sum, .max - row.byteCount - (1 << 49)) + row.byteCount + select.byteCount(4) / 2 + 64
+        }
+        return rows
+    }
+
+    /// Calls `body` with each live inline entry's key and the first bytes of its payload (up to
+    /// 16 KiB, borrowed, unverified), and returns the rows `body` picked.
+    func pickInline(
+        liveAt now: Date, _ body: (_ key: String, _ payloadPrefix: ArraySlice<UInt8>) -> Bool
+    ) throws -> [(hash: [UInt8], key: String, lastUsed: Double)] {
+        let select = try connection.statement(
+            "SELECT hash, key, used, substr(record, \(DiskCache.Entry.Header.fixedByteCount + 1) + length(CAST(key AS BLOB)), 16384) "
+                + "FROM entries WHERE record IS NOT NULL AND (expires IS NULL OR expires > ?1)")
+        defer { select.reset() }
+        select.bind(1, now.timeIntervalSinceReferenceDate)
+        var picked: [(hash: [UInt8], key: String, lastUsed: Double)] = []
+        while try select.step() {
+            let key = select.text(1)
+            if body(key, ArraySlice(select.borrowedBlob(3))) { picked.append((select.blob(0), key, select.double(2))) }
+        }
+        return picked
+    }
+
+    /// The live rows of records in segments: hash, key, last use, record length and place.
+    func segmentRows(
+        liveAt now: Date
+    ) throws -> [(hash: [UInt8], key: String, lastUsed: Double, size: Int, location: DiskCache.SegmentLocation)] {
+        let select = try connection.statement(
+            "SELECT hash, key, used, size, segment, offset FROM entries "
+                + "WHERE segment IS NOT NULL AND (expires IS NULL OR expires > ?1)")
+        defer { select.reset() }
+        select.bind(1, now.timeIntervalSinceReferenceDate)
+        var rows: [(hash: [UInt8], key: String, lastUsed: Double, size: Int, location: DiskCache.SegmentLocation)] = []
+        while try select.step() {
+            rows.append(
+                (select.blob(0), select.text(1), select.double(2), select.byteCount(3),
+                 DiskCache.SegmentLocation(id: select.int(4), offset: select.byteCount(5))))
+        }
+        return rows
+    }
+
+    /// Up to `limit` rows of records in segment `id`: hash, key, offset and record length.
+    func rows(inSegment id: Int, limit: Int) throws -> [(hash: [UInt8], key: String, offset: Int, size: Int)] {
+        let select = try connection.statement("SELECT hash, key, offset, size FROM entries WHERE segment = ?1 LIMIT ?2")
+        defer { select.reset() }
+        select.bind(1, id)
+        select.bind(2, limit)
+        var rows: [(hash: [UInt8], key: String, offset: Int, size: Int)] = []
+        while try select.step() { rows.append((select.blob(0), select.text(1), select.int(2), select.byteCount(3))) }
+        return rows
+    }
+
+    /// Whether any row names segment `id`.
+    func namesSegment(_ id: Int) throws -> Bool {
+        let named = try connection.statement("SELECT 1 FROM entries WHERE segment = ?1 LIMIT 1")
+        defer { named.reset() }
+        named.bind(1, id)
+        return try named.step()
+    }
+
+    /// The bytes of live records in each segment that holds any.
+    func liveBytesBySegment() throws -> [Int: Int] {
+        // total(), unlike sum(), does not fail on damaged sizes that overflow.
+        let sums = try connection.statement(
+            "SELECT segment, total(size) FROM entries WHERE segment IS NOT NULL GROUP BY segment")
+        defer { sums.reset() }
+        var live: [Int: Int] = [:]
+        while try sums.step() { live[sums.int(0)] = sums.byteCount(1) }
+        return live
+    }
+
+    // MARK: - Totals and repairs
+
+    /// The bytes of every entry's record: an inline record's own length, and the size of the
+    /// others held to what a record can be.
+    func recordBytes() throws -> Int {
+        let sum = try connection.statement(
+            "SELECT total(CASE WHEN record IS NOT NULL THEN length(record) "
+                + "WHEN size BETWEEN 0 AND \(SQLiteStatement.maximumByteCount) THEN size ELSE 0 END) FROM entries")
+        defer { sum.reset() }
+        return try sum.step() ? sum.byteCount(0) : 0
+    }
+
+    /// The bytes of records in files of their own, and of records inside the index.
+    func fileAndInlineBytes() throws -> (file: Int, inline: Int) {
+        let sums = try connection.statement(
+            "SELECT total(CASE WHEN \(Placement.isFile) THEN size ELSE 0 END), total(length(record)) FROM entries")
+        defer { sums.reset() }
+        return try sums.step() ? (sums.byteCount(0), sums.byteCount(1)) : (0, 0)
+    }
+
+    /// Mends the numbers no write could have made: an inline row's size becomes its record's
+    /// length; a row with a size or offset beyond any record is deleted (its entry file, if any,
+    /// is indexed again by the next reconciliation). Call in a write transaction.
+    ///
+    /// - Returns: The hashes of the rows deleted.
+    func mendNumbers() throws -> [[UInt8]] {
+        try connection.execute(
+            "UPDATE entries SET size = length(record) WHERE record IS NOT NULL AND size != length(record)")
+        let maximum = SQLiteStatement.maximumByteCount
+        let damaged = """
+            record IS NULL AND (typeof(size) != 'integer' OR size < \(DiskCache.Entry.Header.fixedByteCount)
+                OR size > \(maximum)
+                OR (segment IS NOT NULL AND (size > \(DiskCache.maximumInlineRecordByteCount)
+                    OR typeof(offset) != 'integer' OR offset < 0 OR offset > \(maximum))))
+            """
+        let select = try connection.statement("SELECT hash FROM entries WHERE \(damaged)")
+        defer { select.reset() }
+        var removed: [[UInt8]] = []
+        while try select.step() { removed.append(select.blob(0)) }
+        select.reset()
+        if !removed.isEmpty { try connection.execute("DELETE FROM entries WHERE \(damaged)") }
+        return removed
+    }
+
+    // MARK: - Listing
+
+    /// Every live entry's key, record length and dates.
+    func infos(liveAt now: Date) throws -> [DiskCache.EntryInfo] {
+        let select = try connection.statement(
+            "SELECT key, size, created, expires, used FROM entries WHERE expires IS NULL OR expires > ?1")
+        defer { select.reset() }
+        select.bind(1, now.timeIntervalSinceReferenceDate)
+        var infos: [DiskCache.EntryInfo] = []
+        while try select.step() {
+            let key = select.text(0)
+            let size = select.byteCount(1)
+            infos.append(
+                DiskCache.EntryInfo(
+                    key: key, payloadByteCount: max(0, size - DiskCache.Entry.Header.fixedByteCount - key.utf8.count),
+                    fileByteCount: size, creationDate: Date(timeIntervalSinceReferenceDate: select.double(2)),
+                    expirationDate: select.optionalDouble(3).map(Date.init(timeIntervalSinceReferenceDate:)),
+                    lastUsedDate: Date(timeIntervalSinceReferenceDate: select.double(4))))
+        }
+        return infos
+    }
+
+    /// How many rows there are, expired ones included.
+    func count() throws -> Int {
+        let count = try connection.statement("SELECT count(*) FROM entries")
+        defer { count.reset() }
+        return try count.step() ? count.int(0) : 0
+    }
+}

@@ -1,0 +1,49 @@
+/// The `segments` table through one connection: a row per segment file, its identifier (never
+/// used twice) and its committed length.
+///
+/// Invariant: a segment's length moves only forward, in the transaction that appends to it, and
+/// its row goes only once no entry names it.
+struct SegmentTable {
+    let connection: SQLiteConnection
+
+    /// The newest segment and its committed length, or `nil` when there is none.
+    func newest() throws -> (id: Int, length: Int)? {
+        let newest = try connection.statement("SELECT id, length FROM segments ORDER BY id DESC LIMIT 1")
+        defer { newest.reset() }
+        return try newest.step() ? (newest.int(0), newest.int(1)) : nil
+    }
+
+    /// Adds the row of a new, empty segment; returns its identifier.
+    func insert() throws -> Int {
+        try connection.statement("INSERT INTO segments (length) VALUES (0)").run()
+        return connection.lastInsertRowID
+    }
+
+    /// Sets segment `id`'s committed length.
+    func setLength(of id: Int, to length: Int) throws {
+        let update = try connection.statement("UPDATE segments SET length = ?2 WHERE id = ?1")
+        defer { update.reset() }
+        update.bind(1, id)
+        update.bind(2, length)
+        try update.run()
+    }
+
+    /// Every segment's committed length, by identifier (held to 0 through 2⁴⁸).
+    func lengths() throws -> [Int: Int] {
+        let all = try connection.statement("SELECT id, length FROM segments")
+        defer { all.reset() }
+        var lengths: [Int: Int] = [:]
+        while try all.step() { lengths[all.int(0)] = all.byteCount(1) }
+        return lengths
+    }
+
+    /// Deletes segment `id`'s row; returns the length it had (0 when there was none).
+    func delete(_ id: Int) throws -> Int {
+        let delete = try connection.statement("DELETE FROM segments WHERE id = ?1 RETURNING length")
+        defer { delete.reset() }
+        delete.bind(1, id)
+        let length = try delete.step() ? delete.byteCount(0) : 0
+        while try delete.step() {}
+        return length
+    }
+}
