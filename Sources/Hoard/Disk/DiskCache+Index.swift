@@ -155,25 +155,21 @@ extension DiskCache {
             return false
         }
         try EntryTable(connection: connection).delete(hash)
-        switch row.placement {
-        case .file:
+        if row.placement == .file {
             try files.remove(SHA256.hex(hash))
-            try UsageTable(connection: connection).add(-row.byteCount)
-        case .inline:
-            try UsageTable(connection: connection).add(-row.byteCount, inline: -row.byteCount)
-        case .segment:
-            break  // dead bytes in its segment until a compaction
+            try UsageTable(connection: connection).addFileBytes(-row.byteCount)
         }
+        // A record in a segment leaves dead bytes there until a compaction; one inside the index,
+        // a free page until a vacuum.
         return true
     }
 
-    /// The shared count of the bytes records take on disk, kept in the index's `usage` row by
-    /// every write in every process.
+    /// The bytes records take on disk, as every process sharing the folder sees them (see
+    /// ``UsageTable``).
     struct Usage: Sendable, Hashable {
-        /// Segment files (dead records included), entry files, and records inside the index.
+        /// Entry files and segment files (dead records included); the index database is
+        /// measured by its file's size (see ``TrimState/counted(_:)``).
         var bytes: Int
-        /// The part of ``bytes`` inside the index.
-        var inlineBytes: Int
     }
 
     /// Logs a record found damaged inside the index (its row is removed).

@@ -104,7 +104,7 @@ extension DiskCache {
                         }
                         try EntryTable(connection: connection).upsert(
                             hash: hash, header: file.header, used: file.status.modificationDate, record: nil)
-                        try UsageTable(connection: connection).add(file.header.fileByteCount)
+                        try UsageTable(connection: connection).addFileBytes(file.header.fileByteCount)
                         adopted += 1
                     }
                 }

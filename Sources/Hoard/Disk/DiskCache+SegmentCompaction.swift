@@ -70,7 +70,6 @@ extension DiskCache {
                     let rows = try entries.rows(inSegment: id, limit: Self.compactionBatchRecordCount)
                     var damaged: [(hash: [UInt8], reason: String)] = []
                     var batchBytes = 0
-                    var movedBytes = 0
                     for row in rows where batchBytes < Self.compactionBatchByteCount {
                         batchBytes += row.size
                         let location = SegmentLocation(id: id, offset: row.offset)
@@ -81,7 +80,6 @@ extension DiskCache {
                             var record = entry.header.encoded()
                             record.append(contentsOf: entry.payload)
                             let moved = try record.withUnsafeBytes { try appendToSegment($0, on: connection) }
-                            movedBytes += record.count
                             try entries.move(row.hash, to: moved)
                         case .damaged(let reason), .unavailable(let reason):
                             damaged.append((row.hash, reason))
@@ -90,7 +88,6 @@ extension DiskCache {
                             _ = try deleteRow(row.hash, on: connection)
                         }
                     }
-                    try UsageTable(connection: connection).add(movedBytes)
                     return (rows.count, damaged)
                 }
             }
@@ -104,8 +101,7 @@ extension DiskCache {
         let isGone = try withIndex(writing: true) { connection in
             try connection.writeTransaction {
                 guard try !EntryTable(connection: connection).namesSegment(id) else { return false }
-                let length = try SegmentTable(connection: connection).delete(id)
-                try UsageTable(connection: connection).add(-length)
+                _ = try SegmentTable(connection: connection).delete(id)
                 // The file goes under the same lock as its row.
                 try removeSegmentFile(id)
                 return true

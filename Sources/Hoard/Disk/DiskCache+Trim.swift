@@ -15,6 +15,9 @@ struct TrimState: Sendable {
     /// The bytes of the index database when last measured (its log is part of the slack, not of
     /// the limit).
     var indexByteCount = 0
+    /// The bytes of the records inside the index when last summed, while the index is small
+    /// (see ``DiskCache/smallIndexByteCount``); 0 once it is larger.
+    var inlineByteCount = 0
     /// Writes since the index files were last measured.
     var writesSinceIndexMeasure = Int.max
     /// When the last completed trim started (by the cache's clock); `nil` before the first.
@@ -30,11 +33,12 @@ struct TrimState: Sendable {
         return counted(usage) > limit || landed.timeIntervalSince(last) >= rescanInterval || last > now
     }
 
-    /// What counts against the limit: the records (``DiskCache/Usage/bytes``), and the index
-    /// database past the records inside it and ``DiskCache/indexAllowance``.
+    /// What counts against the limit: the records outside the index (``DiskCache/Usage/bytes``),
+    /// and the index database past ``DiskCache/indexAllowance``, or the records inside it when
+    /// they are more (a small index, whose allowance would hide them).
     func counted(_ usage: DiskCache.Usage) -> Int {
-        let overhead = max(0, indexByteCount - usage.inlineBytes - DiskCache.indexAllowance)
-        let (sum, overflow) = usage.bytes.addingReportingOverflow(overhead)
+        let index = max(inlineByteCount, indexByteCount - DiskCache.indexAllowance)
+        let (sum, overflow) = usage.bytes.addingReportingOverflow(index)
         return overflow ? .max : sum
     }
 }
@@ -90,7 +94,7 @@ extension DiskCache {
         guard isDue else { return }
         trimLock.withLock { _ in
             let now = configuration.now()
-            let current = (try? withIndex(writing: false) { try UsageTable(connection: $0).stored() }) ?? usage
+            let current = (try? withIndex(writing: false) { try currentUsage(on: $0) }) ?? usage
             let isStillDue = state.withLock {
                 $0.isTrimDue(usage: current, afterWriteAt: landed, now: now, limit: limit, rescanInterval: rescanInterval)
             }
@@ -109,10 +113,19 @@ extension DiskCache {
     ///
     /// - Complexity: O(1): one indexed read and two `stat` calls.
     func estimatedByteCount() -> Int {
-        guard let usage = try? withIndex(writing: false, { try UsageTable(connection: $0).stored() }) else { return 0 }
         measureIndexFiles()
+        guard let usage = try? withIndex(writing: false, { try currentUsage(on: $0) }) else { return 0 }
         return state.withLock { $0.counted(usage) }
     }
+
+    /// The shared count as a write sees it inside its transaction.
+    func currentUsage(on connection: SQLiteConnection) throws -> Usage {
+        try UsageTable(connection: connection).current()
+    }
+
+    /// Up to this size of the index database, the records inside it are summed when it is
+    /// measured, since its file's size, past ``indexAllowance``, would not show them.
+    static let smallIndexByteCount = 4 * indexAllowance
 
     /// The bytes of the index database that are part of the slack rather than counted against
     /// the limit: its schema and the first pages of its tables, whatever they hold.
@@ -132,8 +145,13 @@ extension DiskCache {
                 all += status.byteCount
             }
         }
+        // A small index is read through (a few hundred rows at most): what it holds counts.
+        let inline =
+            database <= Self.smallIndexByteCount
+            ? (try? withIndex(writing: false) { try EntryTable(connection: $0).fileAndInlineBytes().inline }) ?? 0 : 0
         state.withLock {
             $0.indexByteCount = database
+            $0.inlineByteCount = inline
             $0.writesSinceIndexMeasure = 0
         }
         return all
@@ -223,23 +241,16 @@ extension DiskCache {
             try connection.writeTransaction { () -> (Usage, [[UInt8]]) in
                 let entries = EntryTable(connection: connection)
                 let removed = try entries.mendNumbers()
-                var bytes = 0
-                for id in try SegmentTable(connection: connection).lengths().keys {
-                    if case .success(let status) = FileSystem.linkStatus(segments.path(of: id)), status.kind == .regular {
-                        bytes += status.byteCount
-                    }
-                }
-                let records = try entries.fileAndInlineBytes()
-                let usage = Usage(bytes: bytes + records.file + records.inline, inlineBytes: records.inline)
-                try UsageTable(connection: connection).set(usage)
-                return (usage, removed)
+                let table = UsageTable(connection: connection)
+                try table.setFileBytes(try entries.fileAndInlineBytes().file)
+                return (try table.current(), removed)
             }
         }
         for hash in removed {
             logDamagedRecord(hash: hash, reason: "the index gives a size or offset no record can have")
         }
         let indexFiles = measureIndexFiles()
-        return (state.withLock { $0.counted(usage) }, usage.bytes - usage.inlineBytes + indexFiles)
+        return (state.withLock { $0.counted(usage) }, usage.bytes + indexFiles)
     }
 
     /// The bytes of every entry's record, by the index (see ``EntryTable/recordBytes()``).

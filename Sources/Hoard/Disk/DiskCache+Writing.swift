@@ -24,38 +24,43 @@ extension DiskCache {
     ///   ``DiskCacheError/indexBusy(path:waited:)``.
     func storeShared(header: Entry.Header, payload: Data, hash: [UInt8], now: Date) throws -> Usage {
         let (header, record) = Self.record(header: header, payload: payload)
-        let (usage, replaced) = try withIndex(writing: true) { connection in
+        let (usage, old) = try withIndex(writing: true) { connection in
             try connection.writeTransaction { () -> (Usage, IndexRow?) in
                 let entries = EntryTable(connection: connection)
                 let old = try entries.row(hash)
-                var delta = record.count
-                var inlineDelta = 0
                 try record.withUnsafeBytes { bytes in
                     if bytes.count < Self.segmentRecordThreshold {
                         try entries.upsert(hash: hash, header: header, used: now, record: bytes)
-                        inlineDelta = bytes.count
                     } else {
                         let location = try appendToSegment(bytes, on: connection)
                         try entries.upsert(hash: hash, header: header, used: now, record: nil, segment: location)
                     }
                 }
-                if let old, old.placement == .inline {
-                    delta -= old.byteCount
-                    inlineDelta -= old.byteCount
-                }
-                let usage = try UsageTable(connection: connection).add(delta, inline: inlineDelta)
-                return (usage, old?.placement == .file ? old : nil)
+                return (try currentUsage(on: connection), old)
             }
         }
-        guard let replaced else { return usage }
+        noteInlineChange(adding: record.count < Self.segmentRecordThreshold ? record.count : 0, replacing: old)
+        guard let replaced = old, replaced.placement == .file else { return usage }
         return try withIndex(writing: true) { connection in
             try connection.writeTransaction {
                 // Unless a file was written for the key since.
                 guard try indexRow(hash, on: connection)?.placement != .file,
                     try files.remove(SHA256.hex(hash)) != nil
                 else { return usage }
-                return try UsageTable(connection: connection).add(-replaced.byteCount)
+                try UsageTable(connection: connection).addFileBytes(-replaced.byteCount)
+                return try currentUsage(on: connection)
             }
+        }
+    }
+
+    /// Adds this process's own change to the bytes inside a small index (see
+    /// ``TrimState/inlineByteCount``), which other processes' changes join at the next measure.
+    private func noteInlineChange(adding added: Int, replacing old: IndexRow?) {
+        let removed = old?.placement == .inline ? old?.byteCount ?? 0 : 0
+        guard added != removed else { return }
+        state.withLock { state in
+            guard state.indexByteCount <= Self.smallIndexByteCount else { return }
+            state.inlineByteCount = max(0, state.inlineByteCount + added - removed)
         }
     }
 
@@ -101,9 +106,9 @@ extension DiskCache {
                     let old = try entries.row(hash)
                     try entries.upsert(hash: hash, header: header, used: now, record: nil)
                     let replaced = old?.byteCount ?? 0
-                    return try UsageTable(connection: connection).add(
-                        header.fileByteCount - (old?.placement == .segment ? 0 : replaced),
-                        inline: old?.placement == .inline ? -replaced : 0)
+                    try UsageTable(connection: connection).addFileBytes(
+                        header.fileByteCount - (old?.placement == .file ? replaced : 0))
+                    return try currentUsage(on: connection)
                 }
             }
             if let usage { return usage }

@@ -230,4 +230,28 @@ struct DiskSegmentTests {
         }
         #expect(version == DiskIndex.schemaVersion && version == 3)
     }
+
+    @Test("An index of schema 2 (the last released format: no usage count) opens with its entries and counts them")
+    func schemaTwoIndex() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let values = [100, 10_000, 100_000].map { (key: "k\($0)", value: StressValue.make(key: "k\($0)", version: 1, byteCount: $0)) }
+        let expected: Int
+        do {
+            let cache = try DiskCache(directory: folder.cacheURL)
+            for (key, value) in values { try cache.store(value, forKey: key) }
+            expected = try cache.withIndex(writing: false) { try UsageTable(connection: $0).current() }.bytes
+            try cache.index.withConnection(writing: true) { connection in
+                try connection.execute("DROP TABLE usage; PRAGMA user_version = 2;")
+            }
+            cache.index.closeIdleConnections()
+        }
+        let log = LogRecorder()
+        let cache = try DiskCache(directory: folder.cacheURL, configuration: .init(logger: log.logger()))
+        for (key, value) in values { #expect(try cache.data(forKey: key) == value) }
+        let counted = try cache.withIndex(writing: false) { try UsageTable(connection: $0).current() }
+        #expect(counted.bytes == expected, "the count made from the tables matches the one kept by the writes")
+        #expect(counted.bytes > 100_000)
+        #expect(log.lines(containing: "damaged").isEmpty)
+    }
 }

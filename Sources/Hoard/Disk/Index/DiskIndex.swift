@@ -19,6 +19,11 @@ import HoardSystem
 /// ``DiskCache/segmentRecordThreshold``, its segment file and offset when it is in one, or neither
 /// when the entry lives in a file of its own. See the DocC article *Disk format* for the crash story.
 ///
+/// Invariant: every connection it hands out is of the database now at ``path`` (a database replaced
+/// or deleted behind its back is noticed within ``identityCheckInterval``) and waits for another
+/// writer at most the busy timeout; the statements themselves are in `EntryTable`, `SegmentTable`,
+/// `UsageTable` and `DatabaseFile`.
+///
 /// Connections are pooled: each caller takes one, uses it alone, and gives it back. When the
 /// database is rebuilt (it was damaged, see ``discardDatabase(openedAs:)``), connections of the
 /// old generation are closed as they come back; another process notices a rebuilt file within a
@@ -167,16 +172,13 @@ final class DiskIndex: Sendable {
         }
     }
 
-    /// The shared count of the bytes records take (see ``DiskCache/Usage``), one row, kept by
-    /// every write; made with what the tables say at the time.
+    /// The shared count of the bytes in entry files (see ``UsageTable``), one row, kept by every
+    /// store and removal of one; made with what the table says at the time.
     private static let usageTable = """
-        CREATE TABLE IF NOT EXISTS usage (
-            id INTEGER PRIMARY KEY CHECK (id = 1), bytes INTEGER NOT NULL, inline INTEGER NOT NULL);
-        INSERT OR REPLACE INTO usage (id, bytes, inline) VALUES (1, CAST(
-            (SELECT total(length) FROM segments)
-            + (SELECT total(CASE WHEN record IS NOT NULL THEN length(record) WHEN segment IS NULL THEN size ELSE 0 END)
-                FROM entries WHERE size BETWEEN 0 AND 281474976710656)
-            AS INTEGER), CAST((SELECT total(length(record)) FROM entries) AS INTEGER));
+        CREATE TABLE IF NOT EXISTS usage (id INTEGER PRIMARY KEY CHECK (id = 1), bytes INTEGER NOT NULL);
+        INSERT OR REPLACE INTO usage (id, bytes) VALUES (1, CAST(
+            (SELECT total(size) FROM entries
+                WHERE record IS NULL AND segment IS NULL AND size BETWEEN 0 AND 281474976710656) AS INTEGER));
         """
 
     /// Sets WAL mode, trying again for a while when another connection holds a lock: SQLite

@@ -11,6 +11,9 @@ import HoardSystem
 
 /// The segment files of one cache folder that this process has open, shared by its threads.
 ///
+/// Invariant: bytes at a committed segment and offset never change while the file exists, and
+/// only a regular file with one name, made by the cache, is ever written.
+///
 /// A segment file (`segment-<id>` in the cache folder) holds records one after another. Bytes are
 /// only ever appended at the committed end, under the index's write lock, and a segment's
 /// identifier is never used twice (the index's `segments` table is `AUTOINCREMENT`), so the bytes
