@@ -57,6 +57,7 @@ struct DiskCacheBoundTests {
             usleep(20_000)
         }
         for child in children {
+            child.process.waitUntilExit()  // also lets Foundation release the process's run-loop source
             #expect(child.process.terminationStatus == 0)
             let output = String(decoding: child.output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             let writes = Int(output.split(separator: " ").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0
