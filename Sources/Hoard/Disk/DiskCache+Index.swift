@@ -127,6 +127,17 @@ extension DiskCache {
         configuration.logger.error(
             "Disk cache index is damaged: rebuilding it from the entry files; entries kept inside it are lost",
             metadata: ["path": .string(index.path), "error": .string(error.description)])
+        try makeIndexAnew(replacing: identity)
+        try reconcileIndex()
+        // The records in segment files went with the index that named them.
+        try compactSegments()
+    }
+
+    /// Removes the database (the one `identity` names, or whatever is there when `nil`) and
+    /// creates an empty one; the segment handles kept for the old one are let go.
+    ///
+    /// - Throws: ``DiskCacheError`` when the new index cannot be made.
+    func makeIndexAnew(replacing identity: SQLiteConnection.FileIdentity?) throws {
         index.discardDatabase(openedAs: identity)
         segments.forgetAll()
         do {
@@ -134,9 +145,6 @@ extension DiskCache {
         } catch let error as SQLiteError {
             throw indexError(error, writing: true)
         }
-        try reconcileIndex()
-        // The records in segment files went with the index that named them.
-        try compactSegments()
     }
 
     /// The index row of `hash` (without its record), or `nil`.

@@ -125,9 +125,21 @@ extension DiskCache {
             guard index.beginRebuild() else { throw error }
             try resetIndex()
         }
-        // Files the index does not know of too (left by a crash, or an earlier Hoard).
-        for file in try files.scan() where file.status.kind == .regular {
-            try files.remove(file.fileName, ifSameAs: file.status)
+        // Files the index does not know of too (left by a crash, or an earlier Hoard), under the
+        // write lock: a file with a row by then is a store that landed after the clear.
+        let leftovers = try files.scan().filter { $0.status.kind == .regular }
+        if !leftovers.isEmpty {
+            try withCleanupIndex { connection in
+                try connection.writeTransaction {
+                    let entries = EntryTable(connection: connection)
+                    for file in leftovers {
+                        guard let hash = SHA256.bytes(fromHex: file.fileName),
+                            try entries.row(hash)?.placement != .file
+                        else { continue }
+                        try files.remove(file.fileName, ifSameAs: file.status)
+                    }
+                }
+            }
         }
         try removeAbandonedTemporaryFiles(now: now)
         try recountUsage()
@@ -139,13 +151,7 @@ extension DiskCache {
         defer { index.endRebuild() }
         configuration.logger.warning(
             "Disk cache index had no room to record a clear on a full disk: made anew", metadata: ["path": .string(index.path)])
-        index.discardDatabase(openedAs: nil)
-        segments.forgetAll()
-        do {
-            try index.prepare()
-        } catch let error as SQLiteError {
-            throw indexError(error, writing: true)
-        }
+        try makeIndexAnew(replacing: nil)
         if case .success(let names) = FileSystem.contentsOfDirectory(rootPath) {
             for id in names.compactMap(SegmentFiles.id(inFileName:)) { try removeSegmentFile(id) }
         }
