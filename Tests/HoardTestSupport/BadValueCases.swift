@@ -25,6 +25,9 @@ public enum BadValueCases {
     static let hoardConfiguration: [Case] = [
         hoard("diskSizeLimit", "0") { $0.diskSizeLimit = 0 },
         hoard("diskSizeLimit", "-1") { $0.diskSizeLimit = -1 },
+        hoard("diskWriteLockTimeout", "nan") { $0.diskWriteLockTimeout = .nan },
+        hoard("diskWriteLockTimeout", "-1.0") { $0.diskWriteLockTimeout = -1 },
+        hoard("diskWriteLockTimeout", "7200.0") { $0.diskWriteLockTimeout = 7200 },
         hoard("memoryCountLimit", "-1") { $0.memoryCountLimit = -1 },
         hoard("memoryCostLimit", "\(Int.min)") { $0.memoryCostLimit = .min },
         hoard("jpegQuality", "0") { $0.jpegQuality = 0 },
@@ -49,6 +52,8 @@ public enum BadValueCases {
         disk("recencyUpdateInterval", "nan") { $0.recencyUpdateInterval = .nan },
         disk("rescanInterval", "inf") { $0.rescanInterval = .infinity },
         disk("abandonedTemporaryFileAge", "-inf") { $0.abandonedTemporaryFileAge = -.infinity },
+        disk("writeLockTimeout", "inf") { $0.writeLockTimeout = .infinity },
+        disk("writeLockTimeout", "3601.0") { $0.writeLockTimeout = 3601 },
         Case(name: "DiskCache(directory:) with an http URL", field: "file URL", value: "http://example.com/x") { _ in
             await caught { _ = try DiskCache(directory: URL(string: "http://example.com/x") ?? URL(filePath: "/")) }
         },

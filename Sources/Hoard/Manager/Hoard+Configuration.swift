@@ -24,8 +24,12 @@ extension Hoard {
         /// Which memory entries go first when a limit is reached (default S3-FIFO, which beats
         /// LRU's hit ratio on skewed workloads; see ``EvictionPolicy``).
         public var memoryEvictionPolicy: EvictionPolicy
-        /// The most bytes the disk tier keeps, headers included (default 256 MiB).
+        /// The most bytes the disk tier takes on disk (default 256 MiB), its index included, plus
+        /// a stated slack (see ``DiskCache/Configuration/sizeLimit``).
         public var diskSizeLimit: Int
+        /// The longest a disk store waits for another process's write before it fails (default
+        /// 2 s, at most 3600; see ``DiskCache/Configuration/writeLockTimeout``). Reads never wait.
+        public var diskWriteLockTimeout: TimeInterval = 2
         /// The expiry of values stored without one (default ``Expiry/never``).
         public var defaultExpiry: Expiry
         /// The JPEG quality for opaque ``Image`` values (default 90); images with alpha are PNG.
@@ -133,6 +137,13 @@ extension Hoard {
                 try InvalidValueError.check(memoryCountLimit, atLeast: 0, "Hoard.Configuration.memoryCountLimit")
                 try InvalidValueError.check(memoryCostLimit, atLeast: 0, "Hoard.Configuration.memoryCostLimit")
                 try InvalidValueError.check(diskSizeLimit, atLeast: 1, "Hoard.Configuration.diskSizeLimit")
+                try InvalidValueError.check(
+                    diskWriteLockTimeout, atLeast: 0, "Hoard.Configuration.diskWriteLockTimeout")
+                guard diskWriteLockTimeout <= 3600 else {
+                    throw InvalidValueError(
+                        field: "Hoard.Configuration.diskWriteLockTimeout", value: "\(diskWriteLockTimeout)",
+                        requirement: "at most 3600 seconds")
+                }
                 try InvalidValueError.check(jpegQuality, in: 1...100, "Hoard.Configuration.jpegQuality")
                 try InvalidValueError.check(
                     expirationMarkRefreshInterval, atLeast: 0, "Hoard.Configuration.expirationMarkRefreshInterval")

@@ -96,6 +96,7 @@ public final class Hoard: Sendable {
                 evictionPolicy: configuration.memoryEvictionPolicy,
                 now: configuration.now))
         var diskConfiguration = DiskCache.Configuration(sizeLimit: configuration.diskSizeLimit)
+        diskConfiguration.writeLockTimeout = configuration.diskWriteLockTimeout
         diskConfiguration.logger = configuration.logger
         diskConfiguration.now = configuration.now
         diskConfiguration.onTrim = { monitor.record(.evicted(tier: .disk, count: $0)) }

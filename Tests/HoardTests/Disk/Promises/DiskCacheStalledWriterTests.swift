@@ -81,6 +81,20 @@ struct DiskCacheStalledWriterTests {
         #expect(try cache.data(forKey: "before") == Data("before".utf8))
     }
 
+    @Test("A Hoard passes its diskWriteLockTimeout on, and validates it")
+    func hoardTimeout() async throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        var configuration = Hoard.Configuration(name: "stalled", directory: folder.cacheURL)
+        configuration.diskWriteLockTimeout = 0.3
+        let hoard = try Hoard(configuration: configuration)
+        #expect(try hoard.disk.get().configuration.writeLockTimeout == 0.3)
+        for bad in [-1, .nan, 7200] as [TimeInterval] {
+            configuration.diskWriteLockTimeout = bad
+            #expect(throws: HoardError.self) { try Hoard(configuration: configuration) }
+        }
+    }
+
     @Test("writeLockTimeout is validated")
     func timeoutValidated() throws {
         let folder = try TemporaryDirectory()
