@@ -27,10 +27,10 @@ extension DiskCache {
         /// last mark is at least this old (default 60 s): recency has this granularity, and
         /// repeated reads of a hot entry cost no write.
         public var recencyUpdateInterval: TimeInterval
-        /// After a write, the index is totalled again when the last count started at least this
-        /// long before the write (default 60 s), so that bytes other processes wrote count against
-        /// the limit too. 0 counts after every write (one scan of an index of the index): processes
-        /// sharing a folder then leave it within the limit once they stop writing.
+        /// After a write, a trim runs when the last one started at least this long before the write
+        /// (default 60 s), even under the limit: it counts the bytes on disk again from the tables,
+        /// compacts segments and removes temporary files writers that died left. Bytes other
+        /// processes write count at once either way (the count is shared); 0 trims after every write.
         public var rescanInterval: TimeInterval
         /// Temporary files are normally recognised as abandoned by their lock (a writer holds an
         /// `flock(2)` lock until its rename, and the kernel drops it when the writer dies). On a file

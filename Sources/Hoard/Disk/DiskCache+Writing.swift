@@ -18,7 +18,7 @@ extension DiskCache {
     /// stale file, which ``reconcileIndex()`` removes; never a row without its file): files are
     /// created and removed only under the index's write lock.
     ///
-    /// - Returns: The shared usage count after the write (see ``usage``).
+    /// - Returns: The shared usage count after the write (see ``Usage``).
     /// - Throws: ``DiskCacheError/writeFailed(path:call:errno:)`` naming the index or the segment
     ///   (`ENOSPC` for a full disk: nothing committed, the old value stays);
     ///   ``DiskCacheError/indexBusy(path:waited:)``.
@@ -83,7 +83,7 @@ extension DiskCache {
     /// never takes it for a stray. A process killed between the rename and the commit leaves a
     /// file its row does not name, which ``reconcileIndex()`` adopts or removes.
     ///
-    /// - Returns: The shared usage count after the write (see ``usage``).
+    /// - Returns: The shared usage count after the write (see ``Usage``).
     /// - Throws: ``DiskCacheError/writeFailed(path:call:errno:)``; ``DiskCacheError/foreignItem(path:reason:)``
     ///   when the entry's shard folder is not the cache's; ``DiskCacheError/indexBusy(path:waited:)``.
     func storeInFile(header: Entry.Header, payload: Data, hash: [UInt8], now: Date) throws -> Usage {
