@@ -101,7 +101,7 @@ extension DiskCache {
         let isGone = try withIndex(writing: true) { connection in
             try connection.writeTransaction {
                 guard try !EntryTable(connection: connection).namesSegment(id) else { return false }
-                _ = try SegmentTable(connection: connection).delete(id)
+                try SegmentTable(connection: connection).delete(id)
                 // The file goes under the same lock as its row.
                 try removeSegmentFile(id)
                 return true

@@ -157,7 +157,8 @@ struct EntryTable {
         while sum < byteCount, try select.step() {
             let row = IndexRow(select)
             rows.append(row)
-            sum = min(sum, .max - row.byteCount - (1 << 49)) + row.byteCount + select.byteCount(4) / 2 + 64
+            let (next, overflow) = sum.addingReportingOverflow(row.byteCount + select.byteCount(4) / 2 + 64)
+            sum = overflow ? .max : next
         }
         return rows
     }

@@ -37,13 +37,11 @@ struct SegmentTable {
         return lengths
     }
 
-    /// Deletes segment `id`'s row; returns the length it had (0 when there was none).
-    func delete(_ id: Int) throws -> Int {
-        let delete = try connection.statement("DELETE FROM segments WHERE id = ?1 RETURNING length")
+    /// Deletes segment `id`'s row.
+    func delete(_ id: Int) throws {
+        let delete = try connection.statement("DELETE FROM segments WHERE id = ?1")
         defer { delete.reset() }
         delete.bind(1, id)
-        let length = try delete.step() ? delete.byteCount(0) : 0
-        while try delete.step() {}
-        return length
+        try delete.run()
     }
 }
