@@ -245,7 +245,7 @@ package enum FileSystem {
     /// (created exclusively, never through a symbolic link), which is then renamed over `path`, so a
     /// reader sees the old file or the new one. No `fsync`. The one helper for small files written
     /// whole: the cache folder's marker and tag, the expiration mark, the tool's output files.
-    /// (Entry files have their own path in `DiskCache+Writing.swift`: a locked temporary file in
+    /// (Entry files have their own path in `FileStore`: a locked temporary file in
     /// `tmp`, written in pieces with the checksum computed on the way.)
     ///
     /// - Returns: The failed call, with the path it was made on.

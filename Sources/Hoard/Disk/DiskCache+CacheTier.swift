@@ -27,7 +27,7 @@ extension DiskCache: CacheTier {
     public func removeEntries(
         where shouldRemove: @escaping @Sendable (_ key: String, _ bytesPrefix: ArraySlice<UInt8>) -> Bool
     ) async throws -> [String] {
-        try removeEntryFiles(where: shouldRemove)
+        try removeEntries(picking: shouldRemove)
     }
 
     /// Removes every entry created before `date` (``removeOlderThan(_:)``).

@@ -126,7 +126,7 @@ extension DiskCache {
         /// limit, from 64 KiB to 4 MiB), and the index's first 64 KiB (its schema and the first
         /// pages of its tables). Records being written at that moment come on top.
         public var slackByteCount: Int {
-            2 * DiskIndex.logByteLimit(forSizeLimit: sizeLimit) + DiskCache.indexAllowance
+            2 * DiskIndex.logByteLimit(forSizeLimit: sizeLimit) + TrimState.indexAllowance
         }
 
         /// The byte count a trim removes down to.

@@ -4,7 +4,7 @@ import Logging
 
 /// A cache of byte blobs in one folder, safe to share between threads and between processes.
 ///
-/// Every entry is a **record**: a header (see `DiskCache.Entry.Header`) holding the full key,
+/// Every entry is a **record**: a header (see `CacheRecord.Header`) holding the full key,
 /// creation and expiration dates, the payload length and CRC-32C checksums, then the key and the
 /// payload. An **index**, the SQLite database `index.sqlite` in the folder (WAL mode), has one row
 /// per entry, keyed by the SHA-256 of its key: the key, the record's length, its dates, when it was
@@ -54,18 +54,29 @@ public final class DiskCache: Sendable {
     /// The limits, clock and logger this cache was created with.
     public let configuration: Configuration
 
-    let rootPath: String
-    let temporaryDirectoryPath: String
-    let state = Lock(TrimState())
-    /// Held while an automatic trim runs, so that they run one at a time (see `noteWrite(_:)`). It
-    /// guards no state; it is taken before `state`, never while holding it.
-    let trimLock = Lock(())
-    /// The index of entries, holding the small ones.
+    /// The folder's marker, tag and `tmp` folder.
+    let folder: CacheFolder
+    /// The index of entries, holding every SQL statement and the small records.
     let index: DiskIndex
-    /// The segment files this process has open, holding the records from 2 KiB to the inline limit.
-    let segments: SegmentFiles
-    /// The entry files of records too large for a segment, reached through descriptors.
-    let files: EntryFiles
+    /// The segment files, holding the records from 2 KiB to the inline limit.
+    let segments: SegmentStore
+    /// The files of records too large for a segment.
+    let files: FileStore
+    /// Keeps the index in step with the folder and rebuilds it after damage.
+    let reconciler: Reconciler
+    /// Trims, compacts and removes.
+    let maintenance: Maintenance
+    /// Reads records wherever they live.
+    let reader: RecordReader
+    /// Writes records where they belong.
+    let writer: RecordWriter
+
+    /// The file that marks a folder as a Hoard cache, holding the format version: `.hoard-cache`.
+    ///
+    /// A folder becomes a cache only when it is new, empty, or already marked: a folder that holds
+    /// anything else is refused with ``DiskCacheError/notACache(path:)``, so that pointing a cache
+    /// at `~` or `/` cannot delete what is there.
+    public static let markerFileName = CacheFolder.markerFileName
 
     /// Opens the cache in `directory`, creating the folder (and its parents, mode 0700) when missing.
     ///
@@ -105,14 +116,22 @@ public final class DiskCache: Sendable {
         self.directory = directory
         self.configuration = configuration
         let path = directory.standardizedFileURL.path(percentEncoded: false)
-        rootPath = path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
-        temporaryDirectoryPath = rootPath + "/tmp"
-        let folder = try Self.prepareFolder(rootPath, logger: configuration.logger)
+        let rootPath = path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
+        let state = try CacheFolder.prepare(rootPath, logger: configuration.logger)
+        folder = CacheFolder(rootPath: rootPath)
         index = DiskIndex(
             rootPath: rootPath, sizeLimit: configuration.sizeLimit, writeLockTimeout: configuration.writeLockTimeout)
-        segments = SegmentFiles(rootPath: rootPath)
-        files = try EntryFiles(rootPath: rootPath)
-        try openIndex(indexingEntryFiles: folder == .unindexed)
+        segments = SegmentStore(rootPath: rootPath, index: index, configuration: configuration)
+        files = try FileStore(folder: folder, index: index, configuration: configuration)
+        reconciler = Reconciler(index: index, segments: segments, files: files, configuration: configuration)
+        maintenance = Maintenance(
+            index: index, segments: segments, files: files, reconciler: reconciler, configuration: configuration)
+        reader = RecordReader(index: index, segments: segments, files: files, configuration: configuration)
+        writer = RecordWriter(
+            index: index, segments: segments, files: files, maintenance: maintenance,
+            inlineEntryLimit: configuration.inlineEntryLimit)
+        index.setRepair { [weak reconciler] error, identity in try reconciler?.rebuild(after: error, openedAs: identity) }
+        try reconciler.openIndex(indexingEntryFiles: state == .unindexed)
     }
 
     /// Stores `data` under `key`, replacing any previous value.
@@ -160,15 +179,11 @@ public final class DiskCache: Sendable {
             try remove(forKey: key)
             return
         }
-        let header = Entry.Header(
+        let header = CacheRecord.Header(
             key: key, creationDate: creationDate, expirationDate: expirationDate,
             payloadByteCount: data.count, payloadChecksum: 0)  // computed while writing
-        let hash = try Self.keyHash(key)
-        let usage =
-            header.fileByteCount <= configuration.inlineEntryLimit
-            ? try storeShared(header: header, payload: data, hash: hash, now: now)
-            : try storeInFile(header: header, payload: data, hash: hash, now: now)
-        noteWrite(usage: usage)
+        let usage = try writer.store(header: header, payload: data, hash: try EntryFiles.keyHash(key), now: now)
+        maintenance.noteWrite(usage: usage)
     }
 
     /// The bytes stored under `key`, or `nil` when there are none, they expired, or the record is
@@ -199,7 +214,7 @@ public final class DiskCache: Sendable {
     /// - Complexity: O(n) in the size of the entry.
     public func entry(forKey key: String) throws -> Entry? {
         guard key.utf8.count <= Self.maximumKeyByteCount,
-            let found = try readEntry(forKey: key, options: [.payload, .markUsed], now: configuration.now())
+            let found = try reader.read(forKey: key, options: [.payload, .markUsed], now: configuration.now())
         else { return nil }
         return Entry(
             key: key, data: found.payload, creationDate: found.header.creationDate,
@@ -213,7 +228,7 @@ public final class DiskCache: Sendable {
     /// - Throws: ``DiskCacheError/readFailed(path:call:errno:)`` when the file cannot be read.
     func entryIncludingExpired(forKey key: String) throws -> Entry? {
         guard key.utf8.count <= Self.maximumKeyByteCount,
-            let found = try readEntry(
+            let found = try reader.read(
                 forKey: key, options: [.payload, .markUsed, .keepExpired], now: configuration.now())
         else { return nil }
         return Entry(
@@ -235,10 +250,10 @@ public final class DiskCache: Sendable {
     ///   a file, one `unlink`.
     public func remove(forKey key: String) throws {
         guard key.utf8.count <= Self.maximumKeyByteCount else { return }
-        let hash = try Self.keyHash(key)
-        try withCleanupIndex { connection in
+        let hash = try EntryFiles.keyHash(key)
+        try index.withDatabaseForCleanup { connection in
             try connection.writeTransaction {
-                if try !deleteRow(hash, on: connection) {
+                if try !files.removeEntry(hash, on: connection) {
                     // A file the index does not know of (left by a crash, or an earlier Hoard's).
                     try files.remove(SHA256.hex(hash))
                 }
@@ -247,16 +262,27 @@ public final class DiskCache: Sendable {
     }
 }
 
-// MARK: - Locations
+// MARK: - Names
 
 extension DiskCache {
-    /// Where the entry file for a key lives.
+    /// The largest inline record a read accepts: what the largest ``Configuration/inlineEntryLimit``
+    /// and the longest key make. A longer one was not written by Hoard and is treated as damaged.
+    static let maximumInlineRecordByteCount = Configuration.maximumInlineEntryLimit + maximumKeyByteCount + 64
+
+    /// The folder's path, without a trailing slash.
+    var rootPath: String { folder.rootPath }
+
+    /// The folder where large records are written before they are renamed into place.
+    var temporaryDirectoryPath: String { folder.temporaryDirectoryPath }
+
+    /// Where the entry file for a key lives (for messages and tests: files are reached through
+    /// ``FileStore``).
     struct Location: Sendable, Hashable {
         /// The SHA-256 of the key's UTF-8, lowercase hex: the file name.
         var fileName: String
-        /// The shard folder's path: the root and the first two hex digits (for messages).
+        /// The shard folder's path: the root and the first two hex digits.
         var shardPath: String
-        /// The full path of the entry file (for messages; files are reached through ``files``).
+        /// The full path of the entry file.
         var path: String
     }
 
@@ -264,21 +290,14 @@ extension DiskCache {
     ///
     /// - Throws: ``DiskCacheError/hashUnavailable(keyByteCount:)``.
     func location(forKey key: String) throws(DiskCacheError) -> Location {
-        location(forHash: try Self.keyHash(key))
+        let fileName = try EntryFiles.fileName(forKey: key)
+        return Location(
+            fileName: fileName, shardPath: rootPath + "/" + EntryFiles.shardName(of: fileName), path: files.path(of: fileName))
     }
 
-    /// The SHA-256 of `key`'s UTF-8 as 64 lowercase hex digits.
-    ///
-    /// - Throws: ``DiskCacheError/hashUnavailable(keyByteCount:)``.
-    static func fileName(forKey key: String) throws(DiskCacheError) -> String {
-        let bytes = Array(key.utf8)
-        guard let name = SHA256.hexDigest(bytes) else { throw .hashUnavailable(keyByteCount: bytes.count) }
-        return name
-    }
+    /// The SHA-256 of `key`'s UTF-8 (see ``EntryFiles/keyHash(_:)``).
+    static func keyHash(_ key: String) throws(DiskCacheError) -> [UInt8] { try EntryFiles.keyHash(key) }
 
-    /// Whether `name` looks like a shard folder name (2 lowercase hex digits).
-    static func isShardName(_ name: String) -> Bool { EntryFiles.isShardName(name) }
-
-    /// Whether `name` looks like an entry file name (64 lowercase hex digits).
-    static func isEntryFileName(_ name: String) -> Bool { EntryFiles.isEntryFileName(name) }
+    /// The SHA-256 of `key`'s UTF-8 as 64 lowercase hex digits (see ``EntryFiles/fileName(forKey:)``).
+    static func fileName(forKey key: String) throws(DiskCacheError) -> String { try EntryFiles.fileName(forKey: key) }
 }

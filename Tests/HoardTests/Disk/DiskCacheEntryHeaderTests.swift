@@ -3,9 +3,9 @@ import Testing
 
 @testable import Hoard
 
-@Suite("DiskCache.Entry.Header")
+@Suite("CacheRecord.Header")
 struct DiskCacheEntryHeaderTests {
-    typealias Header = DiskCache.Entry.Header
+    typealias Header = CacheRecord.Header
 
     static let samples: [Header] = [
         Header(

@@ -129,7 +129,7 @@ struct DiskCacheProcessTests {
         let finalSize = try cache.totalSize
         let largestKey = "k\(keyCount - 1)"
         let largestEntry =
-            DiskCache.Entry.Header.fixedByteCount + largestKey.utf8.count
+            CacheRecord.Header.fixedByteCount + largestKey.utf8.count
             + StressValue.make(key: largestKey, version: 0, byteCount: StressCounts.maximumValueByteCount).count
         #expect(finalSize <= sizeLimit, "\(finalSize) bytes left, limit \(sizeLimit)")
         #expect(Self.temporaryFiles(of: cache).isEmpty)

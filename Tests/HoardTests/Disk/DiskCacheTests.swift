@@ -59,7 +59,7 @@ struct DiskCacheTests {
         let expected = "ba/ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
         #expect(fixture.files == [expected])
         let bytes = try [UInt8](Data(contentsOf: fixture.folder.cacheURL.appending(path: expected)))
-        #expect(Array(bytes.prefix(8)) == DiskCache.Entry.Header.magic)
+        #expect(Array(bytes.prefix(8)) == CacheRecord.Header.magic)
         #expect(bytes.count == 48 + 3 + 1)
     }
 
@@ -84,7 +84,7 @@ struct DiskCacheTests {
         for file in files {
             let parts = file.split(separator: "/").map(String.init)
             #expect(
-                parts.count == 2 && DiskCache.isShardName(parts[0]) && DiskCache.isEntryFileName(parts[1]), "\(file)")
+                parts.count == 2 && EntryFiles.isShardName(parts[0]) && EntryFiles.isEntryFileName(parts[1]), "\(file)")
         }
         #expect(Set(try fixture.cache.keys()) == Set(keys))
         // Nothing escaped next to the cache folder.

@@ -37,7 +37,7 @@ struct DiskIndexTests {
             let record = try IndexSurgery.record(in: fixture.cache, key: key)
             let header = 48 + key.utf8.count
             let placement = try IndexSurgery.placement(in: fixture.cache, key: key)
-            if header + value.count < DiskCache.segmentRecordThreshold {
+            if header + value.count < SegmentStore.recordThreshold {
                 #expect(placement == .inline, "\(key)")
             } else if header + value.count <= Self.limit {
                 #expect(placement == .segment, "\(key)")

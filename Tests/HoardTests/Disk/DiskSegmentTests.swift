@@ -74,7 +74,7 @@ struct DiskSegmentTests {
         let live: Int = expected.values.reduce(0) { $0 + $1.count + 48 + 4 }
         let bytesBefore: Int = before.values.reduce(0, +)
         let bytesAfter: Int = after.values.reduce(0, +)
-        let bound: Int = 2 * live + fixture.cache.segmentByteLimit
+        let bound: Int = 2 * live + fixture.cache.segments.byteLimit
         #expect(bytesAfter < bytesBefore * 2 / 3, "\(before) -> \(after)")
         #expect(bytesAfter <= bound, "\(after), live \(live)")
         #expect(Set(after.keys) != Set(before.keys), "no segment was compacted away: \(before) -> \(after)")
@@ -195,7 +195,7 @@ struct DiskSegmentTests {
         try cache.store(after, forKey: "after")
         #expect(try cache.data(forKey: "after") == after)
         for key in stored.keys.sorted().prefix(4) { #expect(try cache.data(forKey: key) == stored[key]) }
-        cache.segments.forgetAll()
+        cache.segments.files.forgetAll()
         cache.index.closeIdleConnections()
     }
 
@@ -240,7 +240,7 @@ struct DiskSegmentTests {
         do {
             let cache = try DiskCache(directory: folder.cacheURL)
             for (key, value) in values { try cache.store(value, forKey: key) }
-            expected = try cache.withIndex(writing: false) { try UsageTable(connection: $0).current() }.bytes
+            expected = try cache.index.withDatabase(writing: false) { try UsageTable(connection: $0).current() }.bytes
             try cache.index.withConnection(writing: true) { connection in
                 try connection.execute("DROP TABLE usage; PRAGMA user_version = 2;")
             }
@@ -249,7 +249,7 @@ struct DiskSegmentTests {
         let log = LogRecorder()
         let cache = try DiskCache(directory: folder.cacheURL, configuration: .init(logger: log.logger()))
         for (key, value) in values { #expect(try cache.data(forKey: key) == value) }
-        let counted = try cache.withIndex(writing: false) { try UsageTable(connection: $0).current() }
+        let counted = try cache.index.withDatabase(writing: false) { try UsageTable(connection: $0).current() }
         #expect(counted.bytes == expected, "the count made from the tables matches the one kept by the writes")
         #expect(counted.bytes > 100_000)
         #expect(log.lines(containing: "damaged").isEmpty)

@@ -23,7 +23,7 @@ struct SHA256Tests {
         let name = try DiskCache.fileName(forKey: "abc")
         #expect(name == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
         #expect(SHA256.hexDigest(Array("abc".utf8), byteCount: 8) == "ba7816bf8f01cfea")
-        #expect(DiskCache.isEntryFileName(name))
+        #expect(EntryFiles.isEntryFileName(name))
         #expect(
             try DiskCache.fileName(forKey: "") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
     }

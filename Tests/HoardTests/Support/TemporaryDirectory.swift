@@ -47,6 +47,6 @@ func regularFiles(under root: URL) -> [String] {
 /// but the folder's marker files (`.hoard-cache` and `CACHEDIR.TAG`) and its index database.
 func cacheFiles(under root: URL) -> [String] {
     regularFiles(under: root).filter {
-        $0 != DiskCache.markerFileName && $0 != DiskCache.cacheDirectoryTagFileName && !$0.hasPrefix(DiskIndex.fileName)
+        $0 != DiskCache.markerFileName && $0 != CacheFolder.cacheDirectoryTagFileName && !$0.hasPrefix(DiskIndex.fileName)
     }
 }

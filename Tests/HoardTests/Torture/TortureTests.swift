@@ -48,14 +48,14 @@ struct TornFileTests {
         #expect(try fixture.cache.data(forKey: key) == value)
     }
 
-    /// Payloads are read and checked in pieces of `DiskCache.payloadReadPiece` bytes: cuts inside
+    /// Payloads are read and checked in pieces of `FileStore.payloadReadPiece` bytes: cuts inside
     /// the first, at and around a piece boundary, and inside the last are misses too, and a flipped
     /// byte in a later piece is caught.
     @Test("a value of several read pieces cut or damaged in any piece is a miss")
     func cutsAcrossReadPieces() throws {
         let fixture = try DiskCacheFixture()
         defer { fixture.remove() }
-        let piece = DiskCache.payloadReadPiece
+        let piece = FileStore.payloadReadPiece
         let key = "torn/pieces"
         let value = StressValue.make(key: key, version: 3, byteCount: 2 * piece + 1_000)
         try fixture.cache.store(value, forKey: key)

@@ -188,6 +188,22 @@ final class EntryFiles: Sendable {
         return files
     }
 
+    /// The SHA-256 of `key`'s UTF-8: the index's key, and (in hex) the entry file's name.
+    ///
+    /// - Throws: ``DiskCacheError/hashUnavailable(keyByteCount:)``.
+    static func keyHash(_ key: String) throws(DiskCacheError) -> [UInt8] {
+        let bytes = Array(key.utf8)
+        guard let hash = SHA256.hash(bytes) else { throw .hashUnavailable(keyByteCount: bytes.count) }
+        return hash
+    }
+
+    /// The SHA-256 of `key`'s UTF-8 as 64 lowercase hex digits: its entry file's name.
+    ///
+    /// - Throws: ``DiskCacheError/hashUnavailable(keyByteCount:)``.
+    static func fileName(forKey key: String) throws(DiskCacheError) -> String {
+        SHA256.hex(try keyHash(key))
+    }
+
     /// Whether `name` looks like an entry file name (64 lowercase hex digits).
     static func isEntryFileName(_ name: String) -> Bool {
         name.utf8.count == 64 && name.utf8.allSatisfy(isLowercaseHexDigit)

@@ -15,8 +15,8 @@ import HoardSystem
 ///
 /// Rows are keyed by the SHA-256 of the entry's key and hold the key, the record's length, the
 /// creation, expiration and last-use dates, and where the record is (the same self-checking bytes
-/// an entry file holds: see ``DiskCache/Entry/Header``): the whole record when it is smaller than
-/// ``DiskCache/segmentRecordThreshold``, its segment file and offset when it is in one, or neither
+/// an entry file holds: see ``CacheRecord/Header``): the whole record when it is smaller than
+/// ``SegmentStore/recordThreshold``, its segment file and offset when it is in one, or neither
 /// when the entry lives in a file of its own. See the DocC article *Disk format* for the crash story.
 ///
 /// Invariant: every connection it hands out is of the database now at ``path`` (a database replaced
@@ -40,8 +40,8 @@ final class DiskIndex: Sendable {
     static let pageByteCount = 4096
 
     /// The schema this version writes, kept in `PRAGMA user_version`: 1 kept every small record
-    /// inside the index, 2 adds segment files for records from ``DiskCache/segmentRecordThreshold`` on,
-    /// 3 adds the `usage` row: the bytes segment and entry files take (see ``DiskCache/usage``).
+    /// inside the index, 2 adds segment files for records from ``SegmentStore/recordThreshold`` on,
+    /// 3 adds the `usage` row: the bytes segment and entry files take (see ``UsageTable``).
     static let schemaVersion = 3
 
     /// The database's path.
@@ -57,6 +57,12 @@ final class DiskIndex: Sendable {
     private let rebuilding = Lock(false)
     /// The read transaction kept open between checkouts (see ``ReadLockHold``).
     private let readHold: ReadLockHold
+    /// What ``withDatabase(writing:_:)`` runs when it finds the database damaged (see ``setRepair(_:)``).
+    private let repair = Lock<Repair?>(nil)
+
+    /// Rebuilds a damaged index (the one the connection that found it had open, when known):
+    /// what maintenance provides.
+    typealias Repair = @Sendable (SQLiteError, SQLiteConnection.FileIdentity?) throws -> Void
     /// How long ``readHold`` stays open after it begins. Long enough to span thousands of
     /// lookups, short enough that the commits it keeps from a checkpoint stay few.
     static let readHoldDuration: Duration = .milliseconds(20)
@@ -297,6 +303,73 @@ final class DiskIndex: Sendable {
     /// Ends the rebuild ``beginRebuild()`` claimed.
     func endRebuild() {
         rebuilding.withLock { $0 = false }
+    }
+
+    /// Sets what ``withDatabase(writing:_:)`` runs to rebuild a damaged database (it should hold what it
+    /// needs weakly: the index does not keep it alive).
+    func setRepair(_ body: @escaping Repair) {
+        repair.withLock { $0 = body }
+    }
+
+    /// Runs `body` on a connection. When the database turns out damaged it is rebuilt (by the
+    /// ``setRepair(_:)`` closure, one rebuild at a time in a process) and `body` runs once more,
+    /// on the new one.
+    ///
+    /// - Parameter writing: Whether `body` writes: SQLite failures become
+    ///   ``DiskCacheError/writeFailed(path:call:errno:)`` rather than `readFailed`.
+    /// - Throws: ``DiskCacheError`` for SQLite failures, and what `body` throws.
+    func withDatabase<Result>(writing: Bool, _ body: (SQLiteConnection) throws -> Result) throws -> Result {
+        var identity: SQLiteConnection.FileIdentity?
+        do {
+            return try withConnection(writing: writing) { connection in
+                identity = connection.fileIdentity
+                return try body(connection)
+            }
+        } catch let error as SQLiteError where error.isCorruption && beginRebuild() {
+            defer { endRebuild() }
+            guard let repair = repair.withLock({ $0 }) else { throw self.error(for: error, writing: writing) }
+            try repair(error, identity)
+            do {
+                return try withConnection(writing: writing, body)
+            } catch let error as SQLiteError {
+                throw self.error(for: error, writing: writing)
+            }
+        } catch let error as SQLiteError {
+            throw self.error(for: error, writing: writing)
+        }
+    }
+
+    /// Runs `body`, a clean-up that deletes rows; when the disk is full (SQLite needs log space to
+    /// delete rows), it runs once more after a checkpoint that gives the log's space back. A
+    /// clean-up removes its files inside its transactions, before the commit, so each attempt
+    /// frees what it can.
+    ///
+    /// - Throws: As ``withDatabase(writing:_:)``.
+    func withDatabaseForCleanup<Result>(_ body: (SQLiteConnection) throws -> Result) throws -> Result {
+        do {
+            return try withDatabase(writing: true, body)
+        } catch let error as DiskCacheError where error.errno == ENOSPC {
+            _ = try? withDatabase(writing: true) { try DatabaseFile(connection: $0).checkpoint(truncating: true) }
+            return try withDatabase(writing: true, body)
+        }
+    }
+
+    /// Runs `body` on a connection that does not wait for another writer; `nil` when one holds the
+    /// lock (or the index fails): what a read does to the index, best effort.
+    func withDatabaseWithoutWaiting<Result>(_ body: (SQLiteConnection) throws -> Result) -> Result? {
+        try? withDatabase(writing: true) { connection in try connection.withoutWaiting { try body(connection) } }
+    }
+
+    /// The ``DiskCacheError`` for an SQLite failure on the index, naming the database, what failed,
+    /// SQLite's message and the `errno` behind it.
+    func error(for error: SQLiteError, writing: Bool) -> DiskCacheError {
+        if error.isBusy {
+            return .indexBusy(path: path, waited: Double(busyTimeoutMilliseconds) / 1000)
+        }
+        let call = "SQLite \(error.operation.prefix(60)): \(error.message)"
+        return writing
+            ? .writeFailed(path: path, call: call, errno: error.errno)
+            : .readFailed(path: path, call: call, errno: error.errno)
     }
 
     // MARK: - Private

@@ -3,7 +3,7 @@ import Foundation
 /// The `entries` table through one connection: every statement the disk cache runs on it.
 ///
 /// A row per entry, keyed by the SHA-256 of its key: the key, the record's length, its dates, and
-/// where the record is (inside the row under ``DiskCache/segmentRecordThreshold``, in a segment
+/// where the record is (inside the row under ``SegmentStore/recordThreshold``, in a segment
 /// at an offset, or in a file of its own when both are `NULL`).
 ///
 /// Invariant: numbers read back are held to 0 through 2⁴⁸ before use (``SQLiteStatement/byteCount(_:)``),
@@ -11,14 +11,13 @@ import Foundation
 struct EntryTable {
     let connection: SQLiteConnection
 
-    typealias IndexRow = DiskCache.IndexRow
-    typealias Placement = DiskCache.Placement
+    typealias Placement = IndexRow.Placement
 
     /// A row as a lookup reads it: its record is borrowed from SQLite, valid inside the call only.
     struct LookedUp {
         var lastUsed: Double
         var byteCount: Int
-        var segment: DiskCache.SegmentLocation?
+        var segment: SegmentLocation?
         /// The whole record, when it is kept inside the row.
         var record: UnsafeRawBufferPointer?
     }
@@ -33,7 +32,7 @@ struct EntryTable {
         let isInline = !select.isNull(4)
         let segment =
             isInline || select.isNull(2)
-            ? nil : DiskCache.SegmentLocation(id: select.int(2), offset: select.int(3))
+            ? nil : SegmentLocation(id: select.int(2), offset: select.int(3))
         return try body(
             LookedUp(
                 lastUsed: select.double(0), byteCount: select.byteCount(1), segment: segment,
@@ -54,8 +53,8 @@ struct EntryTable {
     /// Inserts or replaces the row of `header`'s key; `record` is the whole record for an inline
     /// entry, `segment` where it is for one in a segment, and both `nil` for one in its own file.
     func upsert(
-        hash: [UInt8], header: DiskCache.Entry.Header, used: Date, record: UnsafeRawBufferPointer?,
-        segment: DiskCache.SegmentLocation? = nil
+        hash: [UInt8], header: CacheRecord.Header, used: Date, record: UnsafeRawBufferPointer?,
+        segment: SegmentLocation? = nil
     ) throws {
         let upsert = try connection.statement(
             "INSERT OR REPLACE INTO entries (hash, key, size, created, expires, used, record, segment, offset) "
@@ -96,7 +95,7 @@ struct EntryTable {
     }
 
     /// Points the row of `hash` at a new place in the segments (a compaction moved its record).
-    func move(_ hash: [UInt8], to location: DiskCache.SegmentLocation) throws {
+    func move(_ hash: [UInt8], to location: SegmentLocation) throws {
         let update = try connection.statement("UPDATE entries SET segment = ?2, offset = ?3 WHERE hash = ?1")
         defer { update.reset() }
         update.bind(1, hash)
@@ -169,7 +168,7 @@ struct EntryTable {
         liveAt now: Date, _ body: (_ key: String, _ payloadPrefix: ArraySlice<UInt8>) -> Bool
     ) throws -> [(hash: [UInt8], key: String, lastUsed: Double)] {
         let select = try connection.statement(
-            "SELECT hash, key, used, substr(record, \(DiskCache.Entry.Header.fixedByteCount + 1) + length(CAST(key AS BLOB)), 16384) "
+            "SELECT hash, key, used, substr(record, \(CacheRecord.Header.fixedByteCount + 1) + length(CAST(key AS BLOB)), 16384) "
                 + "FROM entries WHERE record IS NOT NULL AND (expires IS NULL OR expires > ?1)")
         defer { select.reset() }
         select.bind(1, now.timeIntervalSinceReferenceDate)
@@ -184,17 +183,17 @@ struct EntryTable {
     /// The live rows of records in segments: hash, key, last use, record length and place.
     func segmentRows(
         liveAt now: Date
-    ) throws -> [(hash: [UInt8], key: String, lastUsed: Double, size: Int, location: DiskCache.SegmentLocation)] {
+    ) throws -> [(hash: [UInt8], key: String, lastUsed: Double, size: Int, location: SegmentLocation)] {
         let select = try connection.statement(
             "SELECT hash, key, used, size, segment, offset FROM entries "
                 + "WHERE segment IS NOT NULL AND (expires IS NULL OR expires > ?1)")
         defer { select.reset() }
         select.bind(1, now.timeIntervalSinceReferenceDate)
-        var rows: [(hash: [UInt8], key: String, lastUsed: Double, size: Int, location: DiskCache.SegmentLocation)] = []
+        var rows: [(hash: [UInt8], key: String, lastUsed: Double, size: Int, location: SegmentLocation)] = []
         while try select.step() {
             rows.append(
                 (select.blob(0), select.text(1), select.double(2), select.byteCount(3),
-                 DiskCache.SegmentLocation(id: select.int(4), offset: select.byteCount(5))))
+                 SegmentLocation(id: select.int(4), offset: select.byteCount(5))))
         }
         return rows
     }
@@ -259,7 +258,7 @@ struct EntryTable {
             "UPDATE entries SET size = length(record) WHERE record IS NOT NULL AND size != length(record)")
         let maximum = SQLiteStatement.maximumByteCount
         let damaged = """
-            record IS NULL AND (typeof(size) != 'integer' OR size < \(DiskCache.Entry.Header.fixedByteCount)
+            record IS NULL AND (typeof(size) != 'integer' OR size < \(CacheRecord.Header.fixedByteCount)
                 OR size > \(maximum)
                 OR (segment IS NOT NULL AND (size > \(DiskCache.maximumInlineRecordByteCount)
                     OR typeof(offset) != 'integer' OR offset < 0 OR offset > \(maximum))))
@@ -287,7 +286,7 @@ struct EntryTable {
             let size = select.byteCount(1)
             infos.append(
                 DiskCache.EntryInfo(
-                    key: key, payloadByteCount: max(0, size - DiskCache.Entry.Header.fixedByteCount - key.utf8.count),
+                    key: key, payloadByteCount: max(0, size - CacheRecord.Header.fixedByteCount - key.utf8.count),
                     fileByteCount: size, creationDate: Date(timeIntervalSinceReferenceDate: select.double(2)),
                     expirationDate: select.optionalDouble(3).map(Date.init(timeIntervalSinceReferenceDate:)),
                     lastUsedDate: Date(timeIntervalSinceReferenceDate: select.double(4))))

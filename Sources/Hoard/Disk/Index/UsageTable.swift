@@ -1,7 +1,7 @@
 /// The bytes records take outside the index database, as the index keeps them for every process:
 /// the `usage` row counts the entry files (each store or removal of one changes it in its own
 /// transaction), and the `segments` table gives the segment files' committed lengths (see
-/// ``DiskCache/Usage``).
+/// ``DiskUsage``).
 ///
 /// Invariant: the row changes only inside the write transaction that adds or removes the file it
 /// counts, so every process reads a count in step with the tables; a trim counts it again.
@@ -17,12 +17,12 @@ struct UsageTable {
     }
 
     /// The count now: entry files and segment files.
-    func current() throws -> DiskCache.Usage {
+    func current() throws -> DiskUsage {
         let select = try connection.statement(
             "SELECT (SELECT bytes FROM usage WHERE id = 1), (SELECT total(length) FROM segments)")
         defer { select.reset() }
-        guard try select.step() else { return DiskCache.Usage(bytes: 0) }
-        return DiskCache.Usage(bytes: select.byteCount(0) + select.byteCount(1))
+        guard try select.step() else { return DiskUsage(bytes: 0) }
+        return DiskUsage(bytes: select.byteCount(0) + select.byteCount(1))
     }
 
     /// Sets the count of the bytes in entry files (a trim's count from the table).

@@ -58,7 +58,7 @@ struct DiskCacheFullDiskTests {
             // The largest entries first, as a user freeing space would.
             for key in stored.reversed().prefix(8) { try cache.remove(forKey: key) }
         case .removeByPredicate:
-            _ = try cache.removeEntryFiles { key, _ in key.hasPrefix("fill-1") }
+            _ = try cache.removeEntries(picking: { key, _ in key.hasPrefix("fill-1") })
         case .removeExpired:
             _ = try cache.removeOlderThan(Date().addingTimeInterval(3600))
         }

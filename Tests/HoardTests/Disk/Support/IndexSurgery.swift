@@ -8,9 +8,9 @@ import Testing
 /// inside the index or in a segment file, behind the cache's back.
 enum IndexSurgery {
     /// Where the index places `key`'s record, or `nil` when there is no row.
-    static func placement(in cache: DiskCache, key: String) throws -> DiskCache.Placement? {
+    static func placement(in cache: DiskCache, key: String) throws -> IndexRow.Placement? {
         let hash = try DiskCache.keyHash(key)
-        return try cache.index.withConnection(writing: true) { try cache.indexRow(hash, on: $0)?.placement }
+        return try cache.index.withConnection(writing: true) { try EntryTable(connection: $0).row(hash)?.placement }
     }
 
     /// The segment, offset and length of `key`'s record, or `nil` when it is not in a segment.

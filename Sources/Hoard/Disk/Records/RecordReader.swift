@@ -1,16 +1,18 @@
 import Foundation
 import HoardSystem
 
-extension DiskCache {
-    /// The largest inline record a read accepts: what the largest ``Configuration/inlineEntryLimit``
-    /// and the longest key make. A longer one was not written by Hoard and is treated as damaged.
-    static let maximumInlineRecordByteCount = Configuration.maximumInlineEntryLimit + maximumKeyByteCount + 64
-
-    /// A verified entry: its header and payload.
-    struct FoundEntry: Sendable {
-        var header: Entry.Header
-        var payload: Data
-    }
+/// Reads a key's record wherever its row places it (inside the index, in a segment, in a file of
+/// its own), verified, and marks it used.
+///
+/// Invariant: a read never returns bytes that fail their record's checks, and never waits for a
+/// writer: what it does to the index (a recency mark, removing a row found damaged, expired or
+/// out of step with the files) is best effort, done only when the write lock is free.
+struct RecordReader: Sendable {
+    let index: DiskIndex
+    let segments: SegmentStore
+    let files: FileStore
+    /// Recency granularity and logger.
+    let configuration: DiskCache.Configuration
 
     /// Looks `key` up in the index and reads its record, from the index or from its file, verified.
     ///
@@ -21,9 +23,9 @@ extension DiskCache {
     ///
     /// - Returns: The verified entry, or `nil` for a miss.
     /// - Throws: ``DiskCacheError/readFailed(path:call:errno:)``.
-    func readEntry(forKey key: String, options: ReadOptions, now: Date) throws -> FoundEntry? {
-        let hash = try Self.keyHash(key)
-        var read = try withIndex(writing: false) { connection in
+    func read(forKey key: String, options: FileStore.ReadOptions, now: Date) throws -> CacheRecord.Verified? {
+        let hash = try EntryFiles.keyHash(key)
+        var read = try index.withDatabase(writing: false) { connection in
             try readIndexed(hash: hash, key: key, keepExpired: options.contains(.keepExpired), now: now, on: connection)
         }
         if case .segment(let row, let location) = read {
@@ -56,7 +58,7 @@ extension DiskCache {
     /// What the index holds for a key.
     private enum IndexedRead {
         case missing
-        case inline(FoundEntry, lastUsed: Double, isExpired: Bool)
+        case inline(CacheRecord.Verified, lastUsed: Double, isExpired: Bool)
         case damaged(String, IndexRow)
         case expired(IndexRow)
         case file(IndexRow)
@@ -67,45 +69,25 @@ extension DiskCache {
         hash: [UInt8], key: String, keepExpired: Bool, now: Date, on connection: SQLiteConnection
     ) throws -> IndexedRead {
         let read = try EntryTable(connection: connection).lookUp(hash) { found -> IndexedRead in
-            let placement: Placement = found.record != nil ? .inline : found.segment == nil ? .file : .segment
+            let placement: IndexRow.Placement = found.record != nil ? .inline : found.segment == nil ? .file : .segment
             let row = IndexRow(hash: hash, byteCount: found.byteCount, lastUsed: found.lastUsed, placement: placement)
             guard let record = found.record else {
                 return found.segment.map { .segment(row, $0) } ?? .file(row)
             }
-            guard record.count <= Self.maximumInlineRecordByteCount else {
+            guard record.count <= DiskCache.maximumInlineRecordByteCount else {
                 return .damaged("record of \(record.count) bytes is longer than any Hoard writes", row)
             }
-            switch Self.verifyRecord(record, expectedKey: key) {
+            switch CacheRecord.verify(record, expectedKey: key) {
             case .failure(let damage):
                 return .damaged(damage.description, row)
             case .success(let header):
                 let isExpired = header.isExpired(at: now)
                 if isExpired, !keepExpired { return .expired(row) }
                 let payload = Data(copyingPayload: UnsafeRawBufferPointer(rebasing: record[header.byteCount...]))
-                return .inline(FoundEntry(header: header, payload: payload), lastUsed: found.lastUsed, isExpired: isExpired)
+                return .inline(CacheRecord.Verified(header: header, payload: payload), lastUsed: found.lastUsed, isExpired: isExpired)
             }
         }
         return read ?? .missing
-    }
-
-    /// Checks a whole record: its header parses, holds `expectedKey`, gives the record's length,
-    /// and the payload's checksum matches.
-    static func verifyRecord(_ record: UnsafeRawBufferPointer, expectedKey: String?) -> Result<Entry.Header, Damage> {
-        let header: Entry.Header
-        switch Entry.Header.parse(record) {
-        case .success(let parsed): header = parsed
-        case .failure(let error): return .failure(.invalidHeader(error))
-        }
-        guard header.fileByteCount == record.count else {
-            return .failure(.lengthMismatch(expected: header.fileByteCount, actual: record.count))
-        }
-        if let expectedKey, !header.key.utf8.elementsEqual(expectedKey.utf8) { return .failure(.keyMismatch) }
-        var crc = CRC32C()
-        crc.update(UnsafeRawBufferPointer(rebasing: record[header.byteCount...]))
-        guard crc.value == header.payloadChecksum else {
-            return .failure(.payloadChecksumMismatch(stored: header.payloadChecksum, computed: crc.value))
-        }
-        return .success(header)
     }
 
     /// Reads an entry the index places in a segment. What it finds there that is not the record
@@ -116,13 +98,13 @@ extension DiskCache {
     /// row is removed and logged); one that keeps moving (compactions one after another) is a miss
     /// that removes nothing.
     private func readSegmentEntry(
-        hash: [UInt8], key: String, row: IndexRow, at location: SegmentLocation, options: ReadOptions, now: Date
+        hash: [UInt8], key: String, row: IndexRow, at location: SegmentLocation, options: FileStore.ReadOptions, now: Date
     ) throws -> IndexedRead {
         var row = row
         var location = location
         var failedHere = false
         for _ in 0..<Self.segmentReadAttempts {
-            switch try readSegmentRecord(
+            switch try segments.read(
                 at: location, byteCount: row.byteCount, expectedKey: key,
                 keepExpired: options.contains(.keepExpired), now: now)
             {
@@ -131,8 +113,8 @@ extension DiskCache {
             case .expired:
                 return .expired(row)
             case .damaged(let reason), .unavailable(let reason):
-                segments.forget(location.id)
-                let again = try withIndex(writing: false) { connection in
+                segments.files.forget(location.id)
+                let again = try index.withDatabase(writing: false) { connection in
                     try readIndexed(
                         hash: hash, key: key, keepExpired: options.contains(.keepExpired), now: now, on: connection)
                 }
@@ -155,9 +137,9 @@ extension DiskCache {
 
     /// Reads an entry the index places in a file; a file that is gone, damaged or expired takes
     /// its row with it.
-    private func readFileEntry(key: String, row: IndexRow, options: ReadOptions, now: Date) throws -> FoundEntry? {
+    private func readFileEntry(key: String, row: IndexRow, options: FileStore.ReadOptions, now: Date) throws -> CacheRecord.Verified? {
         let fileName = SHA256.hex(row.hash)
-        let lookup = try readEntryFile(
+        let lookup = try files.read(
             named: fileName, expectedKey: key, options: options.subtracting(.markUsed).union(.payload), now: now)
         guard let file = lookup.file, let payload = file.payload else {
             // A damaged or expired file was removed, and counted, by the read.
@@ -175,21 +157,28 @@ extension DiskCache {
         {
             markUsed(row.hash, now: now)
         }
-        return FoundEntry(header: file.header, payload: payload)
+        return CacheRecord.Verified(header: file.header, payload: payload)
     }
 
     /// Removes `row` (with its file) if it has not been replaced or used since it was read. Best
     /// effort, and never a wait for a writer: a read must not wait, and a row left behind reads as
     /// a miss again and is removed later.
     private func removeRow(_ row: IndexRow) {
-        _ = withIndexWithoutWaiting { connection in
-            try connection.writeTransaction { try deleteRow(row.hash, ifLastUsed: row.lastUsed, on: connection) }
+        _ = index.withDatabaseWithoutWaiting { connection in
+            try connection.writeTransaction { try files.removeEntry(row.hash, ifLastUsed: row.lastUsed, on: connection) }
         }
     }
 
     /// Sets the last-use date of `hash` to `now`; best effort, and never a wait for a writer (a
     /// mark dropped only costs recency).
     private func markUsed(_ hash: [UInt8], now: Date) {
-        _ = withIndexWithoutWaiting { try EntryTable(connection: $0).markUsed(hash, at: now) }
+        _ = index.withDatabaseWithoutWaiting { try EntryTable(connection: $0).markUsed(hash, at: now) }
+    }
+
+    /// Logs a record found damaged inside the index or a segment (its row is removed).
+    private func logDamagedRecord(hash: [UInt8], reason: String) {
+        configuration.logger.warning(
+            "Removed damaged disk cache entry",
+            metadata: ["path": .string(index.path), "entry": .string(SHA256.hex(hash)), "reason": .string(reason)])
     }
 }

@@ -2,7 +2,26 @@ import Foundation
 import HoardSystem
 import Logging
 
-extension DiskCache {
+/// Brings the index in step with the folder: opens (or makes) the index, indexes entry files it
+/// does not know, drops rows whose files are gone, and rebuilds an index found damaged.
+///
+/// Invariant: after a reconciliation every entry file the index names exists and every valid
+/// entry file is named (or removed as a stale copy), checked again under the index's write lock,
+/// so that a file a writer is renaming into place with its row is neither removed nor indexed
+/// twice; entries whose records survive damage are kept or dropped, never made wrong.
+final class Reconciler: Sendable {
+    let index: DiskIndex
+    let segments: SegmentStore
+    let files: FileStore
+    let configuration: DiskCache.Configuration
+
+    init(index: DiskIndex, segments: SegmentStore, files: FileStore, configuration: DiskCache.Configuration) {
+        self.index = index
+        self.segments = segments
+        self.files = files
+        self.configuration = configuration
+    }
+
     /// Opens the index, creating it when new; with `indexingEntryFiles` (a cache of the earlier,
     /// unindexed format) indexes the entry files found in the folder, then marks the folder as
     /// the current format. A database that is damaged or is not one is rebuilt; one that is
@@ -24,15 +43,15 @@ extension DiskCache {
             isNew = try index.prepare()
         } catch let error as SQLiteError where error.isCorruption && index.beginRebuild() {
             defer { index.endRebuild() }
-            try rebuildIndex(after: error, openedAs: nil)
+            try rebuild(after: error, openedAs: nil)
             isNew = false
         } catch let error as SQLiteError {
-            throw indexError(error, writing: true)
+            throw index.error(for: error, writing: true)
         }
         if isNew, !indexingEntryFiles {
             // A new index in a cache of the current format: the folder is new (nothing to index),
             // or the index was removed or emptied behind the cache's back.
-            let adopted = try reconcileIndex()
+            let adopted = try reconcile()
             if adopted > 0 {
                 configuration.logger.warning(
                     "Disk cache index was missing: indexed the entry files; entries kept inside it are lost",
@@ -40,11 +59,11 @@ extension DiskCache {
             }
         }
         guard indexingEntryFiles else { return }
-        let adopted = try reconcileIndex()
+        let adopted = try reconcile()
         configuration.logger.info(
             "Indexed the entry files of a disk cache made by an earlier Hoard",
-            metadata: ["path": .string(rootPath), "entries": "\(adopted)"])
-        try Self.writeMarker(in: rootPath)
+            metadata: ["path": .string(files.folder.rootPath), "entries": "\(adopted)"])
+        try CacheFolder.writeMarker(in: files.folder.rootPath)
     }
 
     /// Brings the index in step with the entry files in the folder: a valid file the index does
@@ -52,7 +71,7 @@ extension DiskCache {
     /// leaves); a damaged or expired one is removed; a file whose key the index keeps inline is a
     /// stale copy and is removed; and a row whose file is gone is removed.
     ///
-    /// ``trim()`` runs this; so does opening a cache of the earlier format, and rebuilding a
+    /// ``DiskCache/trim()`` runs this; so does opening a cache of the earlier format, and rebuilding a
     /// damaged index.
     ///
     /// - Returns: How many files were indexed.
@@ -60,7 +79,7 @@ extension DiskCache {
     /// - Complexity: O(m) for m entry files (one `lstat` each, and a header read for each file
     ///   the index does not know) plus O(r) for the r rows that name files.
     @discardableResult
-    func reconcileIndex() throws -> Int {
+    func reconcile() throws -> Int {
         let now = configuration.now()
         let scanned = try files.scan()
         var seen = Set<String>()
@@ -68,21 +87,21 @@ extension DiskCache {
         for batch in stride(from: 0, to: scanned.count, by: 512).map({ scanned[$0..<min($0 + 512, scanned.count)] }) {
             var staleCopies: [EntryFiles.Scanned] = []
             var unknown: [EntryFiles.Scanned] = []
-            try withIndex(writing: false) { connection in
+            try index.withDatabase(writing: false) { connection in
                 for file in batch {
                     guard let hash = SHA256.bytes(fromHex: file.fileName) else { continue }
                     seen.insert(file.fileName)
-                    switch try indexRow(hash, on: connection)?.placement {
+                    switch try EntryTable(connection: connection).row(hash)?.placement {
                     case .file: break
                     case .inline, .segment: staleCopies.append(file)
                     case nil: unknown.append(file)
                     }
                 }
             }
-            var found: [(hash: [UInt8], file: EntryFile)] = []
+            var found: [(hash: [UInt8], file: FileStore.EntryFile)] = []
             for file in unknown {
                 guard let hash = SHA256.bytes(fromHex: file.fileName),
-                    let entry = try readEntryFile(named: file.fileName, expectedKey: nil, options: [], now: now).file
+                    let entry = try files.read(named: file.fileName, expectedKey: nil, options: [], now: now).file
                 else { continue }  // damaged or expired: removed by the read
                 found.append((hash, entry))
             }
@@ -90,15 +109,15 @@ extension DiskCache {
             // Under the write lock, where every file is made visible together with its row: what
             // the look-up above saw is checked again, so that a file a writer has just renamed
             // into place with its row is neither removed nor indexed twice.
-            try withIndex(writing: true) { connection in
+            try index.withDatabase(writing: true) { connection in
                 try connection.writeTransaction {
                     for file in staleCopies {
                         guard let hash = SHA256.bytes(fromHex: file.fileName),
-                            let placement = try indexRow(hash, on: connection)?.placement, placement != .file
+                            let placement = try EntryTable(connection: connection).row(hash)?.placement, placement != .file
                         else { continue }
                         try files.remove(file.fileName, ifSameAs: file.status)
                     }
-                    for (hash, file) in found where try indexRow(hash, on: connection) == nil {
+                    for (hash, file) in found where try EntryTable(connection: connection).row(hash) == nil {
                         guard let status = files.status(of: SHA256.hex(hash)), status.isSameFile(as: file.status) else {
                             continue
                         }
@@ -114,27 +133,56 @@ extension DiskCache {
         return adopted
     }
 
+    /// Replaces a damaged index: logs it, removes the database (when no other process has already
+    /// replaced it), creates an empty one and indexes the entry files. Records that lived inside
+    /// the damaged database are lost: their keys read as misses.
+    ///
+    /// - Throws: ``DiskCacheError`` when the new index cannot be made.
+    func rebuild(after error: SQLiteError, openedAs identity: SQLiteConnection.FileIdentity?) throws {
+        configuration.logger.error(
+            "Disk cache index is damaged: rebuilding it from the entry files; entries kept inside it are lost",
+            metadata: ["path": .string(index.path), "error": .string(error.description)])
+        try makeIndexAnew(replacing: identity)
+        try reconcile()
+        // The records in segment files went with the index that named them.
+        try segments.compact()
+    }
+
+    /// Removes the database (the one `identity` names, or whatever is there when `nil`) and
+    /// creates an empty one; the segment handles kept for the old one are let go.
+    ///
+    /// - Throws: ``DiskCacheError`` when the new index cannot be made.
+    func makeIndexAnew(replacing identity: SQLiteConnection.FileIdentity?) throws {
+        index.discardDatabase(openedAs: identity)
+        segments.files.forgetAll()
+        do {
+            try index.prepare()
+        } catch let error as SQLiteError {
+            throw index.error(for: error, writing: true)
+        }
+    }
+
     // MARK: - Private
 
     /// Removes the rows that name a file not among `fileNames` (and still missing now, under the
     /// write lock).
     private func removeRowsOfMissingFiles(keeping fileNames: Set<String>) throws {
-        let fileRows = try withIndex(writing: false) { try EntryTable(connection: $0).fileRows().map(\.hash) }
+        let fileRows = try index.withDatabase(writing: false) { try EntryTable(connection: $0).fileRows().map(\.hash) }
         let candidates = fileRows.filter { !fileNames.contains(SHA256.hex($0)) }
         guard !candidates.isEmpty else { return }
-        let removed = try withIndex(writing: true) { connection in
+        let removed = try index.withDatabase(writing: true) { connection in
             try connection.writeTransaction { () -> Int in
                 var removed = 0
                 for hash in candidates where files.status(of: SHA256.hex(hash)) == nil {
-                    guard try indexRow(hash, on: connection)?.placement == .file else { continue }
-                    if try deleteRow(hash, on: connection) { removed += 1 }
+                    guard try EntryTable(connection: connection).row(hash)?.placement == .file else { continue }
+                    if try files.removeEntry(hash, on: connection) { removed += 1 }
                 }
                 return removed
             }
         }
         if removed > 0 {
             configuration.logger.debug(
-                "Removed index rows whose entry files are gone", metadata: ["path": .string(rootPath), "rows": "\(removed)"])
+                "Removed index rows whose entry files are gone", metadata: ["path": .string(files.folder.rootPath), "rows": "\(removed)"])
         }
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import HoardSystem
 import Logging
 
@@ -9,13 +10,27 @@ import Logging
     import Darwin
 #endif
 
-extension DiskCache {
+/// The cache's folder: its marker, its `CACHEDIR.TAG`, and its `tmp` folder.
+///
+/// Invariant: a folder becomes a cache only when it is new, empty or already a cache, and the
+/// cache writes only into folders it made, never through a symbolic link: a folder that holds
+/// anything else is refused with ``DiskCacheError/notACache(path:)``, so that pointing a cache at
+/// `~` or `/` cannot delete what is there, and a `tmp` that is a link or another user's folder is
+/// refused with ``DiskCacheError/foreignItem(path:reason:)``.
+struct CacheFolder: Sendable {
+    /// The folder's path, without a trailing slash.
+    let rootPath: String
+    /// The folder where large records are written before they are renamed into place.
+    let temporaryDirectoryPath: String
+
+    /// The folder at `rootPath` (not checked: see ``prepare(_:logger:)``).
+    init(rootPath: String) {
+        self.rootPath = rootPath
+        temporaryDirectoryPath = rootPath + "/tmp"
+    }
+
     /// The file that marks a folder as a Hoard cache, holding the format version: `.hoard-cache`.
-    ///
-    /// A folder becomes a cache only when it is new, empty, or already marked: a folder that holds
-    /// anything else is refused with ``DiskCacheError/notACache(path:)``, so that pointing a cache
-    /// at `~` or `/` cannot delete what is there.
-    public static let markerFileName = ".hoard-cache"
+    static let markerFileName = ".hoard-cache"
 
     /// The standard cache directory tag (<https://bford.info/cachedir/>): backup tools skip the folder.
     static let cacheDirectoryTagFileName = "CACHEDIR.TAG"
@@ -41,7 +56,7 @@ extension DiskCache {
 
         """
 
-    /// What ``prepareFolder(_:logger:)`` found.
+    /// What ``prepare(_:logger:)`` found.
     enum FolderState: Sendable, Hashable {
         /// A new or empty folder, now marked, or a cache of the current format.
         case current
@@ -59,7 +74,7 @@ extension DiskCache {
     /// - Throws: ``DiskCacheError/notACache(path:)``, ``DiskCacheError/unsupportedFormat(path:marker:)``,
     ///   ``DiskCacheError/foreignItem(path:reason:)`` or
     ///   ``DiskCacheError/directoryUnavailable(path:call:errno:)``.
-    static func prepareFolder(_ rootPath: String, logger: Logger) throws(DiskCacheError) -> FolderState {
+    static func prepare(_ rootPath: String, logger: Logger) throws(DiskCacheError) -> FolderState {
         switch FileSystem.status(ofPath: rootPath) {
         case .success(let status) where status.kind == .directory:
             if status.permissions & 0o022 != 0 {
@@ -93,7 +108,7 @@ extension DiskCache {
         guard names.allSatisfy(isOwnName), names.isEmpty || names.contains(where: { $0 != "tmp" }) else {
             throw .notACache(path: rootPath)
         }
-        if names.contains(where: isShardName) { return .unindexed }
+        if names.contains(where: EntryFiles.isShardName) { return .unindexed }
         try writeMarker(in: rootPath)
         return .current
     }
@@ -105,6 +120,43 @@ extension DiskCache {
         for (name, contents) in [(cacheDirectoryTagFileName, cacheDirectoryTag), (markerFileName, markerContents())] {
             if case .failure(let error) = FileSystem.writeAtomically(Array(contents.utf8), to: rootPath + "/" + name) {
                 throw .directoryUnavailable(path: error.path ?? rootPath, call: error.call, errno: error.errno)
+            }
+        }
+    }
+
+    /// Opens the cache's `tmp` folder without following a symbolic link, creating it (mode 0700)
+    /// when missing.
+    ///
+    /// - Throws: ``DiskCacheError/foreignItem(path:reason:)`` when `tmp` is a symbolic link, not a
+    ///   folder, or owned by another user: it is not the cache's, so nothing is written into it or
+    ///   removed from it. ``DiskCacheError/writeFailed(path:call:errno:)`` when it cannot be opened
+    ///   or created.
+    func openTemporaryDirectory(creating: Bool) throws(DiskCacheError) -> Int32? {
+        var created = false
+        while true {
+            switch FileSystem.openDirectory(temporaryDirectoryPath) {
+            case .success(let descriptor):
+                if case .success(let status) = FileSystem.status(of: descriptor), status.owner != geteuid() {
+                    FileSystem.close(descriptor)
+                    throw .foreignItem(path: temporaryDirectoryPath, reason: "a folder owned by another user")
+                }
+                return descriptor
+            case .failure(let error) where error.errno == ENOENT && creating && !created:
+                created = true
+                if case .failure(let mkdirError) = FileSystem.makeDirectory(temporaryDirectoryPath),
+                    mkdirError.errno != EEXIST
+                {
+                    throw .writeFailed(path: temporaryDirectoryPath, call: mkdirError.call, errno: mkdirError.errno)
+                }
+            case .failure(let error) where error.errno == ENOENT:
+                return nil
+            case .failure(let error) where error.errno == ELOOP || error.errno == ENOTDIR || error.errno == EMLINK:
+                let isLink = if case .success(let status) = FileSystem.linkStatus(temporaryDirectoryPath) {
+                    status.kind == .symbolicLink
+                } else { false }
+                throw .foreignItem(path: temporaryDirectoryPath, reason: isLink ? "a symbolic link" : "not a folder")
+            case .failure(let error):
+                throw .writeFailed(path: temporaryDirectoryPath, call: error.call, errno: error.errno)
             }
         }
     }
@@ -148,7 +200,7 @@ extension DiskCache {
         let ownNames =
             [markerFileName, cacheDirectoryTagFileName, ExpirationMark.fileName, DiskIndex.fileName]
             + DiskIndex.companionSuffixes.map { DiskIndex.fileName + $0 }
-        if name == "tmp" || isShardName(name) || ownNames.contains(name) || SegmentFiles.id(inFileName: name) != nil {
+        if name == "tmp" || EntryFiles.isShardName(name) || ownNames.contains(name) || SegmentFiles.id(inFileName: name) != nil {
             return true
         }
         // What `FileSystem.writeAtomically` writes on the way to one of those.

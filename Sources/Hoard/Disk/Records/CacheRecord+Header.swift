@@ -1,8 +1,8 @@
 import Foundation
 
-extension DiskCache.Entry {
-    /// The header at the start of every entry file: what is stored, when, until when, and how to
-    /// check that the bytes are intact.
+extension CacheRecord {
+    /// The header at the start of every record (an entry file, a segment's or the index's record, a
+    /// Redis value): what is stored, when, until when, and how to check that the bytes are intact.
     ///
     /// Layout (integers little-endian, dates as IEEE 754 binary64 seconds since 2001-01-01 UTC,
     /// exactly `Date.timeIntervalSinceReferenceDate`):

@@ -1,0 +1,56 @@
+import Foundation
+import Testing
+
+@testable import Hoard
+
+/// The writer and the reader on their own: each size lands where it belongs, reads back byte for
+/// byte, and an overwrite that moves a record leaves nothing of the old one behind.
+@Suite("RecordWriter and RecordReader")
+struct RecordWriterTests {
+    @Test(arguments: [(100, IndexRow.Placement.inline), (16_000, .segment), (500_000, .file)])
+    func eachSizeLandsWhereItBelongs(byteCount: Int, placement: IndexRow.Placement) throws {
+        let parts = try DiskParts()
+        defer { parts.remove() }
+        let payload = DiskParts.payload("key", byteCount: byteCount)
+        try parts.store("key", payload)
+        #expect(try parts.placement("key") == placement)
+        #expect(try parts.read("key") == payload)
+        #expect(try parts.read("other") == nil)
+    }
+
+    @Test func overwritesMoveARecordBetweenPlacesAndLeaveNothingBehind() throws {
+        let parts = try DiskParts()
+        defer { parts.remove() }
+        let fileName = try EntryFiles.fileName(forKey: "key")
+        for (round, byteCount) in [500_000, 100, 16_000, 500_000, 16_000, 100].enumerated() {
+            let payload = DiskParts.payload("key\(round)", byteCount: byteCount)
+            let usage = try parts.store("key", payload)
+            #expect(try parts.read("key") == payload)
+            let fileExpected = byteCount > parts.configuration.inlineEntryLimit
+            #expect((parts.files.status(of: fileName) != nil) == fileExpected)
+            // Files counted are the file there is now; segment bytes include the dead ones.
+            let deadBytes = try parts.segments.deadByteCount()
+            let segmentBytes = try parts.index.withDatabase(writing: false) {
+                try SegmentTable(connection: $0).lengths().values.reduce(0, +)
+            }
+            #expect(usage.bytes == segmentBytes + (fileExpected ? 48 + 3 + byteCount : 0))
+            #expect(deadBytes <= segmentBytes)
+        }
+    }
+
+    @Test func anExpiredRecordIsAMissAndIsRemoved() throws {
+        let parts = try DiskParts()
+        defer { parts.remove() }
+        for (key, byteCount) in [("inline", 100), ("segment", 16_000), ("file", 500_000)] {
+            let header = parts.header(key, byteCount: byteCount, expiring: parts.clock.now.addingTimeInterval(10))
+            try parts.writer.store(
+                header: header, payload: DiskParts.payload(key, byteCount: byteCount), hash: EntryFiles.keyHash(key),
+                now: parts.clock.now)
+        }
+        parts.clock.advance(by: 10)
+        for key in ["inline", "segment", "file"] {
+            #expect(try parts.read(key) == nil)
+            #expect(try parts.placement(key) == nil)
+        }
+    }
+}
