@@ -17,6 +17,12 @@ import Logging
 /// not verify is a miss, is removed, and is logged. Wrong bytes are never returned.
 /// <doc:DiskFormat> describes the format and what a crash at any moment leaves.
 ///
+/// **Parts.** This type is a façade: the folder (`CacheFolder`), the index (`DiskIndex`, which
+/// holds every SQL statement), the segment store (`SegmentStore`), the file store (`FileStore`),
+/// reading and writing records (`RecordReader`, `RecordWriter`, over the codec `CacheRecord` the
+/// Redis tier shares) and maintenance (`Maintenance`, `Reconciler`) each own their state and keep
+/// one invariant, listed in <doc:DiskFormat>.
+///
 /// **Ownership.** The cache deletes and overwrites only what it made: its index, entry files
 /// (regular files with entry names in shard folders), segment files and its own temporary files,
 /// through descriptors opened without following symbolic links. It never removes a folder, and
