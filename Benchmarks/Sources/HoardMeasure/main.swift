@@ -9,6 +9,8 @@ import Foundation
 //   HoardMeasure disk DIR [reps] [--sync]       DiskCache store/retrieve of 1 KiB x 10000, 16 KiB x 10000, 64 KiB x 2000, 1 MiB x 200
 //                                               (as bench_diskcache.py), a fresh cache folder under DIR per rep;
 //                                               --sync: sync() and sleep 1 s before each rep, as bench_diskcache.py
+//   HoardMeasure hoard-disk DIR [reps] [--sync]  Hoard.store/retrieve(Data) of 1 KiB x 10000 and 16 KiB x 10000 through
+//                                               the manager, memory tier of one entry (every retrieve reads the disk)
 //   HoardMeasure disk-loop DIR SIZE COUNT [--op store|retrieve|mixed] [--seconds S]
 //                                               one operation round after round for S seconds (default 3): retrieve
 //                                               (default) reads COUNT stored values of SIZE bytes, store writes COUNT
@@ -32,7 +34,7 @@ import Foundation
 
 let usage = """
     usage: HoardMeasure codec JPG [PNG] [--seconds S] | webp-decode WEBP... [--seconds S] | memory [reps] | hoard-hit DIR [reps]
-                        | disk DIR [reps] [--sync] | disk-loop DIR SIZE COUNT [--op store|retrieve|mixed] [--seconds S] | populate DIR COUNT SIZE [--earlier-format] | compaction DIR
+                        | disk DIR [reps] [--sync] | hoard-disk DIR [reps] [--sync] | disk-loop DIR SIZE COUNT [--op store|retrieve|mixed] [--seconds S] | populate DIR COUNT SIZE [--earlier-format] | compaction DIR
                         | resize JPG [--seconds S] | peak JPG [--size PIXELS] [--quality Q]
                         | redis-tier --port P [--size BYTES] [--callers N] [--seconds S] [--op get|set] [--on-loop]
 
@@ -86,6 +88,10 @@ case "memory":
 case "hoard-hit" where positional.count >= 2:
     try await measureHoardHit(
         folder: URL(fileURLWithPath: positional[1]), repetitions: arguments.integer(at: 2, default: 7))
+case "hoard-disk" where positional.count >= 2:
+    try await measureHoardDisk(
+        base: URL(fileURLWithPath: positional[1]), repetitions: arguments.integer(at: 2, default: 5),
+        settles: arguments.flags.contains("--sync"))
 case "disk" where positional.count >= 2:
     try measureDisk(
         base: URL(fileURLWithPath: positional[1]), repetitions: arguments.integer(at: 2, default: 5),

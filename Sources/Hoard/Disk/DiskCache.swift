@@ -124,19 +124,9 @@ public final class DiskCache: Sendable {
         let path = directory.standardizedFileURL.path(percentEncoded: false)
         let rootPath = path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
         let state = try CacheFolder.prepare(rootPath, logger: configuration.logger)
-        folder = CacheFolder(rootPath: rootPath)
-        index = DiskIndex(
-            rootPath: rootPath, sizeLimit: configuration.sizeLimit, writeLockTimeout: configuration.writeLockTimeout)
-        segments = SegmentStore(rootPath: rootPath, index: index, configuration: configuration)
-        files = try FileStore(folder: folder, index: index, configuration: configuration)
-        reconciler = Reconciler(index: index, segments: segments, files: files, configuration: configuration)
-        maintenance = Maintenance(
-            index: index, segments: segments, files: files, reconciler: reconciler, configuration: configuration)
-        reader = RecordReader(index: index, segments: segments, files: files, configuration: configuration)
-        writer = RecordWriter(
-            index: index, segments: segments, files: files, maintenance: maintenance,
-            inlineEntryLimit: configuration.inlineEntryLimit)
-        index.setRepair { [weak reconciler] error, identity in try reconciler?.rebuild(after: error, openedAs: identity) }
+        let parts = try Parts(rootPath: rootPath, configuration: configuration)
+        (folder, index, segments, files) = (parts.folder, parts.index, parts.segments, parts.files)
+        (reconciler, maintenance, reader, writer) = (parts.reconciler, parts.maintenance, parts.reader, parts.writer)
         try reconciler.openIndex(indexingEntryFiles: state == .unindexed)
     }
 

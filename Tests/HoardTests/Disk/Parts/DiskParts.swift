@@ -2,8 +2,8 @@ import Foundation
 
 @testable import Hoard
 
-/// The disk tier's parts wired as `DiskCache` wires them, in a new folder, without the façade: so
-/// that a suite can drive one part through its own methods and check what it promises.
+/// The disk tier's parts (``DiskCache/Parts``) in a new folder, without the façade: so that a
+/// suite can drive one part through its own methods and check what it promises.
 struct DiskParts {
     let directory: TemporaryDirectory
     let clock: TestClock
@@ -28,19 +28,10 @@ struct DiskParts {
             sizeLimit: sizeLimit, rescanInterval: 86_400, logger: log.logger(), now: clock.closure)
         let rootPath = directory.cacheURL.path(percentEncoded: false).replacing(/\/$/, with: "")
         _ = try CacheFolder.prepare(rootPath, logger: configuration.logger)
-        folder = CacheFolder(rootPath: rootPath)
-        index = DiskIndex(rootPath: rootPath, sizeLimit: sizeLimit)
+        let parts = try DiskCache.Parts(rootPath: rootPath, configuration: configuration)
+        (folder, index, segments, files) = (parts.folder, parts.index, parts.segments, parts.files)
+        (reconciler, maintenance, writer, reader) = (parts.reconciler, parts.maintenance, parts.writer, parts.reader)
         try index.prepare()
-        segments = SegmentStore(rootPath: rootPath, index: index, configuration: configuration)
-        files = try FileStore(folder: folder, index: index, configuration: configuration)
-        reconciler = Reconciler(index: index, segments: segments, files: files, configuration: configuration)
-        maintenance = Maintenance(
-            index: index, segments: segments, files: files, reconciler: reconciler, configuration: configuration)
-        writer = RecordWriter(
-            index: index, segments: segments, files: files, maintenance: maintenance,
-            inlineEntryLimit: configuration.inlineEntryLimit)
-        reader = RecordReader(index: index, segments: segments, files: files, configuration: configuration)
-        index.setRepair { [reconciler] error, identity in try reconciler.rebuild(after: error, openedAs: identity) }
     }
 
     /// The header of a record of `byteCount` payload bytes for `key`, created now.
