@@ -5,7 +5,10 @@ import Hoard
 /// over a memory tier of one entry, so that every retrieve of 10,000 keys in a row goes to disk, as
 /// a user's reads do once the memory tier has moved on. The same sizes and counts as the first two
 /// rows of `disk`, one task; prints the medians of `repetitions` rounds, each in a new folder.
-func measureHoardDisk(base: URL, repetitions: Int, settles: Bool) async throws {
+///
+/// With `retrieveRounds` above 1 (`--retrieve-rounds N`, for `perf record`), each retrieve pass
+/// runs that many times over the same keys, so that retrieves dominate the profile.
+func measureHoardDisk(base: URL, repetitions: Int, settles: Bool, retrieveRounds: Int = 1) async throws {
     let cases = [(1024, 10_000), (16 * 1024, 10_000)]
     try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
     for (size, count) in cases {
@@ -25,12 +28,14 @@ func measureHoardDisk(base: URL, repetitions: Int, settles: Bool) async throws {
             for (index, key) in keys.enumerated() { try await hoard.store(values[index % values.count], forKey: key) }
             stores.append(Double(count) / (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9))
             start = DispatchTime.now().uptimeNanoseconds
-            for key in keys {
-                guard let data = try await hoard.retrieve(Data.self, forKey: key), data.count == size else {
-                    fatalError("Hoard lost \(key) (\(size) B values)")
+            for _ in 0..<retrieveRounds {
+                for key in keys {
+                    guard let data = try await hoard.retrieve(Data.self, forKey: key), data.count == size else {
+                        fatalError("Hoard lost \(key) (\(size) B values)")
+                    }
                 }
             }
-            retrieves.append(Double(count) / (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9))
+            retrieves.append(Double(count * retrieveRounds) / (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9))
         }
         print(
             String(

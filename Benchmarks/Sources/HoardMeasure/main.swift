@@ -34,7 +34,7 @@ import Foundation
 
 let usage = """
     usage: HoardMeasure codec JPG [PNG] [--seconds S] | webp-decode WEBP... [--seconds S] | memory [reps] | hoard-hit DIR [reps]
-                        | disk DIR [reps] [--sync] | hoard-disk DIR [reps] [--sync] | disk-loop DIR SIZE COUNT [--op store|retrieve|mixed] [--seconds S] | populate DIR COUNT SIZE [--earlier-format] | compaction DIR
+                        | disk DIR [reps] [--sync] | hoard-disk DIR [reps] [--sync] [--retrieve-rounds N] | disk-loop DIR SIZE COUNT [--op store|retrieve|mixed] [--seconds S] | populate DIR COUNT SIZE [--earlier-format] | compaction DIR
                         | resize JPG [--seconds S] | peak JPG [--size PIXELS] [--quality Q]
                         | redis-tier --port P [--size BYTES] [--callers N] [--seconds S] [--op get|set] [--on-loop]
 
@@ -71,7 +71,7 @@ struct Arguments {
 
 let arguments = Arguments(
     Array(CommandLine.arguments.dropFirst()),
-    valued: ["--seconds", "--size", "--quality", "--port", "--callers", "--op"])
+    valued: ["--seconds", "--size", "--quality", "--port", "--callers", "--op", "--retrieve-rounds"])
 let positional = arguments.positional
 switch positional.first {
 case "codec" where positional.count >= 2:
@@ -91,7 +91,8 @@ case "hoard-hit" where positional.count >= 2:
 case "hoard-disk" where positional.count >= 2:
     try await measureHoardDisk(
         base: URL(fileURLWithPath: positional[1]), repetitions: arguments.integer(at: 2, default: 5),
-        settles: arguments.flags.contains("--sync"))
+        settles: arguments.flags.contains("--sync"),
+        retrieveRounds: arguments.options["--retrieve-rounds"].flatMap(Int.init).map { min(max($0, 1), 1000) } ?? 1)
 case "disk" where positional.count >= 2:
     try measureDisk(
         base: URL(fileURLWithPath: positional[1]), repetitions: arguments.integer(at: 2, default: 5),

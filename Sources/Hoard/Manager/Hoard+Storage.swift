@@ -181,7 +181,10 @@ extension Hoard {
             let isFresh = freshness.isFresh(cachedAt: stored.createdAt, expiresAt: stored.expiresAt)
             guard isFresh || includingStale else { continue }
             let expected = Self.typeName(of: T.self)
-            let (typeName, payload) = try Self.unwrap(stored, forKey: key, expecting: expected)
+            // The disk tier's bytes are a read's own buffer; when no faster tier gets a copy of them,
+            // the value may share it instead of copying it.
+            let (typeName, payload) = try Self.unwrap(
+                stored, forKey: key, expecting: expected, sharingStorage: index == 0 && tier is DiskCache)
             let value: T
             do {
                 value = try T.decode(payload)

@@ -59,9 +59,9 @@ extension Hoard {
     /// - Throws: ``HoardError/typeMismatch(key:expected:stored:)`` for another type or bytes
     ///   without a type tag.
     static func unwrap(
-        _ stored: CacheTierEntry, forKey key: String, expecting expected: String
+        _ stored: CacheTierEntry, forKey key: String, expecting expected: String, sharingStorage: Bool = false
     ) throws(HoardError) -> (typeName: String, payload: Data) {
-        guard let (typeName, payload) = TypedPayload.unwrap(stored.bytes) else {
+        guard let (typeName, payload) = TypedPayload.unwrap(stored.bytes, sharingStorage: sharingStorage) else {
             throw .typeMismatch(key: key, expected: expected, stored: "untyped bytes")
         }
         guard typeName == expected else {

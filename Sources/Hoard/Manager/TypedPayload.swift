@@ -16,15 +16,38 @@ enum TypedPayload {
     }
 
     /// The type name and the value's bytes, or `nil` when `data` is not laid out as above.
-    static func unwrap(_ data: Data) -> (typeName: String, payload: Data)? {
+    ///
+    /// With `sharingStorage`, a payload of ``sharingByteCount`` bytes or more shares `data`'s
+    /// storage instead of being copied: only for bytes nothing else holds (a disk read's own buffer,
+    /// given to no other tier), since writing to the payload then writes to that storage.
+    static func unwrap(_ data: Data, sharingStorage: Bool = false) -> (typeName: String, payload: Data)? {
         guard data.count >= 2 else { return nil }
         let start = data.startIndex
         let length = Int(data[start]) << 8 | Int(data[start + 1])
         guard data.count >= 2 + length else { return nil }
         let nameBytes = data[(start + 2)..<(start + 2 + length)]
         guard let name = String(validating: nameBytes, as: UTF8.self) else { return nil }
-        return (name, Data(data[(start + 2 + length)...]))
+        let payloadStart = start + 2 + length
+        return (name, sharingStorage ? rebased(data, from: payloadStart) : Data(data[payloadStart...]))
     }
+
+    /// The bytes of `data` from `index` on, as a `Data` whose indices start at 0; from
+    /// ``sharingByteCount`` bytes on, over `data`'s storage (which the new value keeps alive).
+    private static func rebased(_ data: Data, from index: Data.Index) -> Data {
+        let count = data.endIndex - index
+        guard count >= sharingByteCount else { return Data(data[index...]) }
+        return data.withUnsafeBytes { buffer in
+            // A `Data` this long keeps its bytes in a heap buffer that lives as long as its storage.
+            guard let base = buffer.baseAddress else { return Data(data[index...]) }
+            return Data(
+                bytesNoCopy: UnsafeMutableRawPointer(mutating: base + (index - data.startIndex)), count: count,
+                deallocator: .custom { _, _ in withExtendedLifetime(data) {} })
+        }
+    }
+
+    /// The shortest payload ``unwrap(_:)`` returns without a copy: well past the bytes a `Data`
+    /// keeps inline, and where a copy starts to cost more than the shared storage's bookkeeping.
+    static let sharingByteCount = 256
 
     /// The type name at the start of `bytes` (the payload's first bytes, possibly not all of it),
     /// or `nil` when they do not hold a whole one.

@@ -6,8 +6,13 @@ import Testing
 /// The manager over an ordered list of byte tiers: memory, the disk, then a shared tier.
 @Suite("Hoard: tiers")
 struct HoardTiersTests {
-    private func fixture(_ shared: DictionaryTier, function: String = #function) throws -> HoardFixture {
-        try HoardFixture(function: function) { $0.additionalTiers = [shared] }
+    private func fixture(
+        _ shared: DictionaryTier, function: String = #function, _ configure: (inout Hoard.Configuration) -> Void = { _ in }
+    ) throws -> HoardFixture {
+        try HoardFixture(function: function) {
+            $0.additionalTiers = [shared]
+            configure(&$0)
+        }
     }
 
     /// What another machine would have written for `value` under `key`.
@@ -84,5 +89,46 @@ struct HoardTiersTests {
         for tiers in [[DictionaryTier(), DictionaryTier()], [DictionaryTier(identifier: .disk)]] {
             #expect(throws: HoardError.self) { _ = try HoardFixture { $0.additionalTiers = tiers } }
         }
+    }
+
+    @Test("a disk hit shares the read's buffer with the value, and writing to the value changes no tier")
+    func diskHitSharesItsBuffer() async throws {
+        let shared = DictionaryTier()
+        let fixture = try fixture(shared) { $0.memoryCountLimit = 1 }
+        defer { fixture.folder.remove() }
+        let original = Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        try await fixture.hoard.store(original, forKey: "disk")
+        try await fixture.hoard.store(Data("evicts the first from memory".utf8), forKey: "other")
+        var fromDisk = try #require(try await fixture.hoard.retrieve(Data.self, forKey: "disk"))
+        #expect(fromDisk == original && fromDisk.startIndex == 0)
+        fromDisk[0] ^= 0xFF
+        fromDisk.append(contentsOf: [1, 2, 3])
+        #expect(try await fixture.hoard.retrieve(Data.self, forKey: "disk") == original)  // from memory
+        try await fixture.hoard.store(Data("evicts it again".utf8), forKey: "other")
+        #expect(try await fixture.hoard.retrieve(Data.self, forKey: "disk") == original)  // from disk
+        // A hit in the shared tier is copied into the disk tier: the value is a copy of its own.
+        shared.plant(
+            CacheTierEntry(
+                bytes: TypedPayload.wrap(original, typeName: Data.cacheTypeIdentifier), createdAt: fixture.clock.now,
+                expiresAt: nil), forKey: "shared")
+        var fromShared = try #require(try await fixture.hoard.retrieve(Data.self, forKey: "shared"))
+        fromShared[0] ^= 0xFF
+        #expect(shared.stored(forKey: "shared").map { TypedPayload.unwrap($0.bytes)?.payload } == original)
+    }
+
+    @Test("an unwrapped payload starts at index 0, shared or copied, and a copy leaves the bytes it came from alone")
+    func unwrapSharesOnlyWhenAsked() throws {
+        let payload = Data((0..<1000).map { UInt8(truncatingIfNeeded: $0) })
+        let wrapped = TypedPayload.wrap(payload, typeName: "T")
+        for sharing in [false, true] {
+            var (name, unwrapped) = try #require(TypedPayload.unwrap(wrapped, sharingStorage: sharing))
+            #expect(name == "T" && unwrapped == payload && unwrapped.startIndex == 0)
+            if !sharing {
+                unwrapped[0] = 0xAA
+                #expect(TypedPayload.unwrap(wrapped)?.payload == payload)
+            }
+        }
+        let small = TypedPayload.wrap(Data([1, 2, 3]), typeName: "T")
+        #expect(TypedPayload.unwrap(small, sharingStorage: true)?.payload == Data([1, 2, 3]))
     }
 }
