@@ -64,25 +64,30 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
+        // The C that needs no image library: CRC-32C, SHA-256 (libcrypto), a copy routine, `dirent`
+        // fields and ThreadSanitizer annotations. What HoardSystem, the Redis client and the cache
+        // core link.
+        .target(
+            name: "CHoardSupport",
+            dependencies: [.target(name: "CHoardCrypto", condition: .when(platforms: [.linux]))]
+        ),
         // All of libpng, libjpeg, libwebp, giflib and libavif (and every setjmp/longjmp) lives in
-        // this C target, with the checksums and the hash.
+        // this C target, and nothing else.
         .target(
             name: "CHoardCodecs",
-            dependencies: [
-                "CHoardPNG", "CHoardJPEG", "CHoardWebP", "CHoardGIF", "CHoardAVIF",
-                .target(name: "CHoardCrypto", condition: .when(platforms: [.linux])),
-            ]
+            dependencies: ["CHoardPNG", "CHoardJPEG", "CHoardWebP", "CHoardGIF", "CHoardAVIF"]
         ),
         // What the library and the tool share: system calls that retry EINTR and name the failing
         // call, files and folders, the lock, SHA-256 and zero padding. Internal to the package.
         .target(
             name: "HoardSystem",
-            dependencies: ["CHoardCodecs"]
+            dependencies: ["CHoardSupport"]
         ),
         .target(
             name: "Hoard",
             dependencies: [
                 "CHoardCodecs",
+                "CHoardSupport",
                 "CHoardSQLite",
                 "HoardSystem",
                 .product(name: "Logging", package: "swift-log"),
@@ -116,7 +121,7 @@ let package = Package(
         .testTarget(
             name: "HoardTests",
             dependencies: [
-                "Hoard", "CHoardCodecs", "HoardSystem", "HoardTestSupport",
+                "Hoard", "CHoardCodecs", "CHoardSupport", "HoardSystem", "HoardTestSupport",
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
         ),

@@ -1,4 +1,4 @@
-import CHoardCodecs
+import CHoardSupport
 
 #if canImport(Glibc)
     import Glibc

@@ -1,4 +1,4 @@
-import CHoardCodecs
+import CHoardSupport
 import Synchronization
 
 /// A `Synchronization.Mutex` whose critical sections ThreadSanitizer can see.

@@ -1,4 +1,4 @@
-import CHoardCodecs
+import CHoardSupport
 
 /// SHA-256 from the platform's own library: OpenSSL's libcrypto on Linux, CommonCrypto on Apple
 /// platforms (through `hoard_sha256` in the C target).

@@ -1,4 +1,4 @@
-import CHoardCodecs
+import CHoardSupport
 
 /// What ThreadSanitizer cannot see on its own: calls that tell it about an ordering, and do nothing
 /// unless the package is built with `--sanitize=thread`.

@@ -1,4 +1,4 @@
-import CHoardCodecs
+import CHoardSupport
 import Foundation
 
 extension Data {

@@ -1,4 +1,4 @@
-import CHoardCodecs
+import CHoardSupport
 
 /// CRC-32C (Castagnoli, reflected polynomial `0x82F63B78`), the checksum of disk cache entries.
 ///

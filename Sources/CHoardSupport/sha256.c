@@ -1,6 +1,6 @@
 // SHA-256 for the disk cache's file names, from the platform's own library: OpenSSL's libcrypto on
 // Linux (Debian's libssl-dev), CommonCrypto on Apple platforms.
-#include "CHoardCodecs.h"
+#include "CHoardSupport.h"
 
 #if defined(__APPLE__)
 #include <CommonCrypto/CommonDigest.h>

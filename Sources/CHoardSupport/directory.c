@@ -1,4 +1,4 @@
-#include "CHoardCodecs.h"
+#include "CHoardSupport.h"
 
 #include <string.h>
 

@@ -1,5 +1,5 @@
 // A plain copy loop for payloads taken out of records.
-#include "CHoardCodecs.h"
+#include "CHoardSupport.h"
 
 // Why not memcpy: for blocks above a few KiB, glibc (2.36, Debian 12) copies with `rep movsb`, which
 // on AMD Zen CPUs runs at a tenth of its speed or less for some distances between source and

@@ -1,4 +1,4 @@
-#include "CHoardCodecs.h"
+#include "CHoardSupport.h"
 
 #if defined(__has_feature)
 #if __has_feature(thread_sanitizer)

@@ -1,7 +1,7 @@
 // CRC-32C (Castagnoli) for the disk cache's entry checksums. Three paths, the fastest the CPU has:
 // carry-less multiplication over 64-byte lanes (x86-64 with AVX-512 and VPCLMULQDQ), the SSE4.2
 // or ARMv8 CRC instruction over three interleaved streams, or a portable slicing-by-8 table.
-#include "CHoardCodecs.h"
+#include "CHoardSupport.h"
 
 #include <pthread.h>
 #include <string.h>

@@ -1,0 +1,73 @@
+// CHoardSupport: the C that the cache core and the Redis client need, and that links no image
+// library: CRC-32C, SHA-256 (the platform's library), a copy routine, `dirent` fields read in place
+// and ThreadSanitizer annotations. Nothing here exits, prints or jumps.
+
+#ifndef CHOARD_SUPPORT_H
+#define CHOARD_SUPPORT_H
+
+#include <dirent.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// MARK: - Memory
+
+/// Copies `count` bytes between regions that do not overlap, at full speed whatever their relative
+/// alignment (see copy.c for why not memcpy).
+void hoard_copy_bytes(void *restrict destination, const void *restrict source, size_t count);
+
+// MARK: - Checksums
+
+/// Continues a CRC-32C (Castagnoli, as in iSCSI, ext4 and RocksDB) over `length` bytes. `state` is
+/// the running register: start with 0xFFFFFFFF and take the bitwise complement at the end. Takes
+/// the fastest path the CPU has (see `hoard_crc_path`).
+uint32_t hoard_crc32c_update(uint32_t state, const void *bytes, size_t length);
+
+/// The ways `hoard_crc32c_update` computes, slowest first.
+typedef enum {
+    /// A slicing-by-8 table: any CPU.
+    HOARD_CRC_PATH_TABLE = 0,
+    /// The CRC32C instruction (SSE4.2, ARMv8 CRC) over three interleaved streams.
+    HOARD_CRC_PATH_INSTRUCTION = 1,
+    /// Carry-less multiplication folding 64-byte lanes (x86-64 with AVX-512 and VPCLMULQDQ), for
+    /// inputs of 256 bytes or more; the instruction path finishes.
+    HOARD_CRC_PATH_FOLDING = 2,
+} hoard_crc_path;
+/// The fastest `hoard_crc_path` this CPU has: the one `hoard_crc32c_update` takes.
+int hoard_crc32c_best_path(void);
+/// `hoard_crc32c_update` through `path` (a `hoard_crc_path`), for tests; a path this CPU lacks
+/// falls back to the fastest one it has.
+uint32_t hoard_crc32c_update_path(int path, uint32_t state, const void *bytes, size_t length);
+
+// MARK: - Hashing
+
+/// Writes the SHA-256 of `length` bytes to `digest` (32 bytes), with the platform's library
+/// (OpenSSL's libcrypto on Linux, CommonCrypto on Apple platforms). Returns 0, or -1 when the
+/// library fails (out of memory, or an OpenSSL configuration without SHA-256).
+int hoard_sha256(const void *bytes, size_t length, uint8_t digest[32]);
+
+// MARK: - ThreadSanitizer
+
+/// Tells ThreadSanitizer that the lock identified by `lock` was just acquired. Synchronization's
+/// `Mutex` locks inside a library that is not built with TSan, so TSan cannot see the ordering on
+/// its own. Does nothing unless this file is compiled with `-fsanitize=thread`.
+void hoard_tsan_acquire(void *lock);
+/// Tells ThreadSanitizer that the lock identified by `lock` is about to be released.
+void hoard_tsan_release(void *lock);
+
+/// The name of a `readdir(3)` record, read in place: `*length` is set to its length in bytes,
+/// bounded by the record (`d_reclen`, or `d_namlen` on Apple platforms), never by a copy of the
+/// whole `struct dirent`, which is longer than the record `readdir` returns for a short name.
+const char *hoard_dirent_name(const struct dirent *entry, size_t *length);
+
+/// The record's `d_type` (`DT_REG`, `DT_DIR`, `DT_LNK`, `DT_UNKNOWN`, ...), read in place.
+unsigned char hoard_dirent_type(const struct dirent *entry);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
