@@ -1,7 +1,7 @@
 // libFuzzer harness: bytes as a disk cache record. Each input is checked twice: as it is
 // (mostly stopped by the checksums), and with its checksums and payload length repaired, so that
 // the length, key, expiry and payload checks behind them run too. Each variant goes through
-// `DiskCache.Entry.Header.parse` directly; then as a record kept inside the index, read by
+// `CacheRecord.Header.parse` directly; then as a record kept inside the index, read by
 // `entry(forKey:)`; then as an entry file the index does not know, indexed by `reconcileIndex()`
 // (header only, key checked against the file name), listed by `entryInfos()` and read by
 // `entry(forKey:)` (header and payload, key checked against the key asked for).
@@ -59,7 +59,7 @@ public func entryFuzzerTestOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int
 /// Parses `bytes`, then puts them in the cache as an inline record and as an entry file, and reads
 /// them back through the cache.
 private func check(_ bytes: [UInt8]) {
-    let parsed = DiskCache.Entry.Header.parse(bytes)
+    let parsed = CacheRecord.Header.parse(bytes)
     switch parsed {
     case .success(let header):
         FuzzSupport.check(header.byteCount <= bytes.count, "header of \(header.byteCount) bytes from \(bytes.count)")
@@ -67,7 +67,7 @@ private func check(_ bytes: [UInt8]) {
             header.key.utf8.count == Int(readUInt32(bytes, at: 12)), "key length differs from the length field")
         let encoded = header.encoded()
         FuzzSupport.check(encoded.count == header.byteCount, "encoded header has \(encoded.count) bytes")
-        FuzzSupport.check(DiskCache.Entry.Header.parse(encoded) == .success(header), "header does not round-trip")
+        FuzzSupport.check(CacheRecord.Header.parse(encoded) == .success(header), "header does not round-trip")
     case .failure(.truncated(let required)):
         FuzzSupport.check(required > bytes.count, "truncated, needing \(required) of \(bytes.count) bytes")
     case .failure:
@@ -97,7 +97,7 @@ private func check(_ bytes: [UInt8]) {
         // An entry file the index does not know (a crash between its rename and its row): indexed
         // by reconciling (header only), then read.
         write(bytes, to: location)
-        try cache.reconcileIndex()
+        try cache.reconciler.reconcile()
         let infos = try cache.entryInfos()
         if let header, header.fileByteCount == bytes.count, live {
             FuzzSupport.check(infos.count == 1, "a live entry file with a valid header was not indexed")
@@ -122,7 +122,7 @@ private func check(_ bytes: [UInt8]) {
 }
 
 /// Checks what a lookup returned against what `bytes` hold.
-private func expectLookup(_ entry: DiskCache.Entry?, header: DiskCache.Entry.Header?, bytes: [UInt8], returned: Bool) {
+private func expectLookup(_ entry: DiskCache.Entry?, header: CacheRecord.Header?, bytes: [UInt8], returned: Bool) {
     guard returned, let header else {
         FuzzSupport.check(entry == nil, "a damaged or expired entry was returned")
         return
@@ -154,7 +154,7 @@ private func clearIndex() throws {
 /// `bytes` with the header checksum recomputed, and (as `hash` picks) the payload length set to
 /// what follows the key and the payload checksum recomputed; `nil` when there is no full header.
 private func repaired(_ bytes: [UInt8], hash: UInt32) -> [UInt8]? {
-    let fixed = DiskCache.Entry.Header.fixedByteCount
+    let fixed = CacheRecord.Header.fixedByteCount
     guard bytes.count >= fixed else { return nil }
     let keyCount = Int(readUInt32(bytes, at: 12))
     guard keyCount <= DiskCache.maximumKeyByteCount, fixed + keyCount <= bytes.count else { return nil }
