@@ -18,3 +18,11 @@ func runReadmeSharedCacheExample() async throws {
     // README shared cache example: end
     print(thumbnail.map { "\($0.width) x \($0.height)" } ?? "nil")
 }
+
+/// `HoardDiskStress shared-instance`: prints `Hoard.shared`'s name and folder, one per line; in a
+/// child process so that the shared cache's folder is under the test's `$XDG_CACHE_HOME`, not the
+/// real `~/.cache`.
+func printSharedInstance() {
+    print(Hoard.shared.configuration.name)
+    print(Hoard.shared.directory.path)
+}

@@ -42,6 +42,10 @@
 //       exit status 0 with every case printed shows that none traps.
 //   HoardDiskStress readme-shared-cache
 //       Runs the README's shared cache example with Hoard.shared (see ReadmeSharedCacheExample.swift).
+//   HoardDiskStress readme-storage
+//       Runs the README's storage example in $XDG_CACHE_HOME (see ReadmeStorageExample.swift).
+//   HoardDiskStress shared-instance
+//       Prints Hoard.shared's name and folder.
 
 import Foundation
 import Hoard
@@ -340,7 +344,11 @@ do {
         }
     case "readme-shared-cache" where arguments.count == 1:
         try await runReadmeSharedCacheExample()
-    default: fail("usage: HoardDiskStress write-loop|stress|compact-loop|busy|torture|overwrite-loop|open|hoard-expire-all|hoard-get|bad-values|readme-shared-cache ...")
+    case "readme-storage" where arguments.count == 1:
+        try await runReadmeStorageExample()
+    case "shared-instance" where arguments.count == 1:
+        printSharedInstance()
+    default: fail("usage: HoardDiskStress write-loop|stress|compact-loop|busy|torture|overwrite-loop|open|hoard-expire-all|hoard-get|bad-values|readme-shared-cache|readme-storage|shared-instance ...")
     }
 } catch {
     fail("\(error)")

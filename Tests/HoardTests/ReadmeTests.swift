@@ -24,27 +24,28 @@ struct ReadmeTests {
         #expect(note.title == "Dune")
     }
 
-    @Test("the README's storage example runs")
+    @Test("the README's storage example runs, in a temporary $XDG_CACHE_HOME")
     func storageExampleRuns() async throws {
-        // Runs in the real default folder (changing $XDG_CACHE_HOME would race with other tests);
-        // it removes what it stores.
-        struct Note: Codable, Cachable { var title: String }
-        // README storage example: begin
-        let hoard = try Hoard(configuration: .init(name: "notes"))  // ~/.cache/hoard/notes; Hoard.shared is "default"
-        try await hoard.store(Note(title: "Dune"), forKey: "note/1", expiry: .seconds(3_600))
-        let cached = try await hoard.retrieve(Note.self, forKey: "note/1")  // memory, else disk
-        let entry = try await hoard.entry(Note.self, forKey: "note/1")  // value, cachedAt, expiresAt, age, source
-        try await hoard.remove(forKey: "note/1")
-        // README storage example: end
-        #expect(hoard.directory == Hoard.Configuration.defaultDirectory(name: "notes"))
-        #expect(cached?.title == "Dune")
-        #expect(entry?.source == .memory && entry?.expiresAt != nil)
-        #expect(try await hoard.retrieve(Note.self, forKey: "note/1") == nil)
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        // The example uses the default folder: it runs in a child process
+        // (Tests/HoardDiskStress/ReadmeStorageExample.swift) whose $XDG_CACHE_HOME is `folder`.
+        let child = try await Self.run(
+            try StressChild.requireExecutable(), ["readme-storage"], cacheHome: folder.url, in: TestFiles.repositoryRoot)
+        #expect(child.status == 0, "\(child.output)")
+        let expected = folder.url.appendingPathComponent("hoard/notes", isDirectory: true)
+        let lines = child.output.split(separator: "\n").map(String.init)
+        #expect(lines.count == 4, "\(child.output)")
+        #expect(lines.first.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+            == expected.standardizedFileURL.path)
+        #expect(Array(lines.dropFirst()) == ["Dune", "memory true", "nil"])
+        #expect(FileManager.default.fileExists(atPath: expected.appendingPathComponent(DiskCache.markerFileName).path))
     }
 
-    @Test("the README shows exactly the storage example this suite runs")
+    @Test("the README shows exactly the storage example the child process runs")
     func readmeMatchesStorageTest() throws {
-        let (shown, run) = try Self.example(named: "README storage example")
+        let source = TestFiles.repositoryRoot.appendingPathComponent("Tests/HoardDiskStress/ReadmeStorageExample.swift")
+        let (shown, run) = try Self.example(named: "README storage example", source: source.path)
         #expect(shown.count >= 5)
         #expect(shown == run)
     }

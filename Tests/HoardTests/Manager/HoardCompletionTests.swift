@@ -175,10 +175,4 @@ struct HoardCompletionTests {
         }
         #expect(hoard.completionQueue.pendingKeyCount == 0, "every key's queue is forgotten once it drains")
     }
-
-    @Test("the original spellings compile: Hoard.sharedCache is Hoard.shared")
-    @available(*, deprecated, message: "uses the deprecated spelling on purpose")
-    func originalSpellings() {
-        #expect(Hoard.sharedCache === Hoard.shared)
-    }
 }

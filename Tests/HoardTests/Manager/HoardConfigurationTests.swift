@@ -19,9 +19,17 @@ struct HoardConfigurationTests {
     }
 
     @Test("Hoard.shared is the \"default\" cache in the default folder")
-    func shared() {
-        #expect(Hoard.shared.configuration.name == "default")
-        #expect(Hoard.shared.directory == Hoard.Configuration.defaultDirectory(name: "default"))
+    func shared() async throws {
+        // In a child process whose $XDG_CACHE_HOME is a temporary folder: making Hoard.shared
+        // makes its folder, which must not be the real ~/.cache.
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let child = try await ReadmeTests.run(
+            try StressChild.requireExecutable(), ["shared-instance"], cacheHome: folder.url, in: folder.url)
+        #expect(child.status == 0, "\(child.output)")
+        let expected = Hoard.Configuration.defaultDirectory(
+            name: "default", environment: ["XDG_CACHE_HOME": folder.url.path], home: folder.url)
+        #expect(child.output == "default\n\(expected.path)\n")
     }
 
     @Test("names that could leave their folder are refused", arguments: ["", ".", "..", "a/b", "../x", "with space", "nul\0", String(repeating: "n", count: 200)])

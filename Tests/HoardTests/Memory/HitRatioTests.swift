@@ -25,7 +25,7 @@ extension MemoryTests {
         }
 
         @Test(
-            "prints the hit-ratio table (HOARD_PRINT_HIT_RATIOS=1)",
+            "the hit-ratio table: ratios rise with the cache's size, S3-FIFO leads LRU and FIFO (printed; HOARD_PRINT_HIT_RATIOS=1)",
             .enabled(if: ProcessInfo.processInfo.environment["HOARD_PRINT_HIT_RATIOS"] == "1")
         )
         func table() throws {
@@ -40,12 +40,15 @@ extension MemoryTests {
             let traces = [0.8, 1.0].map {
                 ZipfDistribution(keyCount: keyCount, skew: $0).trace(length: requestCount, seed: 42)
             }
+            var ratios: [EvictionPolicy: [Double]] = [:]
             for policy in EvictionPolicy.allCases {
                 var row = "| " + "\(policy)".padding(toLength: 7, withPad: " ", startingAt: 0) + " |"
                 for configuration in HitRatioSimulation.configurations {
                     let trace = traces[configuration.skew == 0.8 ? 0 : 1]
                     let capacity = keyCount * configuration.cachePercentage / 100
                     let ratio = try HitRatioSimulation.hitRatio(policy: policy, capacity: capacity, trace: trace)
+                    ratios[policy, default: []].append(ratio)
+                    #expect(ratio > 0 && ratio < 1, "\(policy) \(configuration): \(ratio)")
                     let cell = String(format: "%.2f%%", ratio * 100)
                     let width = configuration.cachePercentage == 1 ? 9 : 10
                     row += " " + String(repeating: " ", count: max(0, width - cell.count)) + cell + " |"
@@ -53,6 +56,17 @@ extension MemoryTests {
                 lines.append(row)
             }
             print(lines.joined(separator: "\n"))
+            let columns = HitRatioSimulation.configurations
+            for (policy, row) in ratios {
+                for (index, configuration) in columns.enumerated() where configuration.cachePercentage == 10 {
+                    let smaller = columns.firstIndex { $0.skew == configuration.skew && $0.cachePercentage == 1 }
+                    if let smaller { #expect(row[index] > row[smaller], "\(policy): a larger cache hits less") }
+                }
+            }
+            for index in columns.indices {
+                let s3fifo = ratios[.s3fifo]?[index] ?? 0
+                #expect(s3fifo > (ratios[.lru]?[index] ?? 1) && s3fifo > (ratios[.fifo]?[index] ?? 1), "column \(index)")
+            }
         }
     }
 }
