@@ -277,12 +277,23 @@ struct KilledWorkerTortureTests {
         return figures
     }
 
+    /// The bytes of a file another process may still be appending to, up to its length when opened.
+    /// (`Data(contentsOf:)` leaked its buffer under AddressSanitizer when the file grew meanwhile.)
+    static func readGrowingFile(_ path: String) throws -> [UInt8] {
+        let descriptor = try FileSystem.open(path, flags: FileSystem.readOnlyFlags).get()
+        defer { FileSystem.close(descriptor) }
+        let length = try FileSystem.status(of: descriptor).get().byteCount
+        var bytes = [UInt8](repeating: 0, count: length)
+        let count = try bytes.withUnsafeMutableBytes { try FileSystem.readFully(descriptor, into: $0, at: 0).get() }
+        return Array(bytes.prefix(count))
+    }
+
     /// Each key's state by a worker's log (a line the kill cut short is left out), and the
     /// worker's own reports of wrong reads.
     static func keyStates(_ log: String, figures: inout Figures) throws -> [String: KeyState] {
         // A worker killed while it started may not have made its log yet.
         guard FileManager.default.fileExists(atPath: log) else { return [:] }
-        let text = String(decoding: try Data(contentsOf: URL(filePath: log)), as: UTF8.self)
+        let text = String(decoding: try Self.readGrowingFile(log), as: UTF8.self)
         var lines = text.split(separator: "\n", omittingEmptySubsequences: true)
         if !text.hasSuffix("\n"), !lines.isEmpty { lines.removeLast() }
         var states: [String: KeyState] = [:]
