@@ -115,7 +115,7 @@ let package = Package(
         // folder snapshots and the table of bad values every entry point must refuse.
         .target(
             name: "HoardTestSupport",
-            dependencies: ["Hoard", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["Hoard", "HoardSystem", .product(name: "Logging", package: "swift-log")],
             path: "Tests/HoardTestSupport"
         ),
         .testTarget(

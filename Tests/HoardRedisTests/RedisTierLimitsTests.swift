@@ -55,7 +55,7 @@ struct RedisTierLimitsTests {
             let tier = try RedisTier(
                 configuration: Fixtures.tierConfiguration([server], namespace: "limits") {
                     $0.markRefreshInterval = .milliseconds(1)
-                    $0.logger = log.logger
+                    $0.logger = log.logger(label: "HoardRedisTests")
                 })
             defer { Task { await tier.shutdown() } }
             let createdAt = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))

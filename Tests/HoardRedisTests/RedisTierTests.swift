@@ -28,7 +28,7 @@ struct RedisTierTests {
         try await withRedisServer { server in
             let log = Fixtures.LogRecorder()
             let configuration = try Fixtures.tierConfiguration([server], namespace: namespace) {
-                $0.logger = log.logger
+                $0.logger = log.logger(label: "HoardRedisTests")
                 configure(&$0)
             }
             let tier = try RedisTier(configuration: configuration)

@@ -21,12 +21,13 @@ enum RedisTierFixtures {
     /// let folder = scratch.url(for: "machine-a")
     /// ```
     struct Folder: Sendable {
-        let url: URL
+        /// The suites' shared temporary folder helper.
+        private let directory: TemporaryDirectory
+
+        var url: URL { directory.url }
 
         init(function: String = #function) throws {
-            let name = "HoardRedisTests-\(function.prefix(while: { $0 != "(" }))-\(UUID().uuidString)"
-            url = FileManager.default.temporaryDirectory.appending(path: name, directoryHint: .isDirectory)
-            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+            directory = try TemporaryDirectory(function: function)
         }
 
         /// A subfolder's URL (created by the cache that opens it).
@@ -34,35 +35,11 @@ enum RedisTierFixtures {
             url.appending(path: name, directoryHint: .isDirectory)
         }
 
-        func remove() {
-            try? FileManager.default.removeItem(at: url)
-        }
+        func remove() { directory.remove() }
     }
 
-    /// Log lines kept for assertions.
-    final class LogRecorder: Sendable {
-        struct Line: Sendable {
-            let level: Logger.Level
-            let message: String
-            let metadata: Logger.Metadata
-        }
-
-        private let lines = Lock<[Line]>([])
-
-        /// A logger whose lines this recorder keeps.
-        var logger: Logger {
-            Logger(label: "HoardRedisTests") { _ in
-                ForwardingLogHandler { [self] level, message, metadata in
-                    lines.withLock { $0.append(Line(level: level, message: message, metadata: metadata)) }
-                }
-            }
-        }
-
-        /// The lines so far whose message contains `text`.
-        func lines(containing text: String) -> [Line] {
-            lines.withLock { $0.filter { $0.message.contains(text) } }
-        }
-    }
+    /// Log lines kept for assertions (the suites' shared recorder).
+    typealias LogRecorder = HoardTestSupport.LogRecorder
 
     /// A counter shared by concurrent fetches.
     final class RunCounter: Sendable {

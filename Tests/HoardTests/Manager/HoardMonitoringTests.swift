@@ -1,4 +1,5 @@
 import Foundation
+import HoardTestSupport
 import Logging
 import Testing
 

@@ -1,4 +1,5 @@
 import Foundation
+import HoardTestSupport
 
 @testable import Hoard
 

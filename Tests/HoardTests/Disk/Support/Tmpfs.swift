@@ -1,4 +1,5 @@
 import Foundation
+import HoardTestSupport
 
 #if canImport(Glibc)
     import Glibc

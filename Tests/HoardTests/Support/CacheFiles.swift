@@ -2,31 +2,6 @@ import Foundation
 
 @testable import Hoard
 
-/// A uniquely named folder under the system's temporary directory, for one test.
-///
-/// ```swift
-/// let folder = try TemporaryDirectory()
-/// defer { folder.remove() }
-/// ```
-struct TemporaryDirectory: Sendable {
-    let url: URL
-
-    init(function: String = #function) throws {
-        let name = "HoardDiskTests-\(function.prefix(while: { $0 != "(" }))-\(UUID().uuidString)"
-        url = FileManager.default.temporaryDirectory.appending(path: name, directoryHint: .isDirectory)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    var path: String { url.path(percentEncoded: false) }
-
-    /// The cache folder inside this temporary folder.
-    var cacheURL: URL { url.appending(path: "cache", directoryHint: .isDirectory) }
-
-    func remove() {
-        try? FileManager.default.removeItem(at: url)
-    }
-}
-
 /// Every regular file under `root`, as paths relative to it.
 func regularFiles(under root: URL) -> [String] {
     let rootPath = root.standardizedFileURL.path(percentEncoded: false)
