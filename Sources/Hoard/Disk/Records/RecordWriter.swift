@@ -81,7 +81,7 @@ struct RecordWriter: Sendable {
     }
 
     /// Stores a record in a file of its own: the file is written in full under a temporary
-    /// name (see ``FileStore/writeTemporary(header:payload:now:)``), then, in one write
+    /// name (see ``TemporaryFiles/write(header:payload:now:)``), then, in one write
     /// transaction, renamed over the entry's name and its row written. A file becomes visible
     /// only together with its row, so a clean-up (which removes files only under the same lock)
     /// never takes it for a stray. A process killed between the rename and the commit leaves a

@@ -48,13 +48,6 @@ final class SegmentStore: Sendable {
     /// record shares the row's page and a read is one B-tree lookup.
     static let recordThreshold = 2048
 
-    /// Records moved per transaction when a segment is compacted, at most: a writer in another
-    /// thread or process waits at most one batch.
-    static let compactionBatchRecordCount = 256
-    /// Bytes moved per transaction when a segment is compacted, at most (a batch ends at the
-    /// record that reaches it).
-    static let compactionBatchByteCount = 4 << 20
-
     /// Writes `record` at the end of the newest segment (starting a new one when it is full, or
     /// when its file is not one the cache may write: a link, a folder, a file with another name)
     /// and moves the segment's committed end; call inside a write transaction, and add the
@@ -227,53 +220,13 @@ final class SegmentStore: Sendable {
         return picked
     }
 
-    /// Gives back the space that removed and replaced records leave in segment files.
-    ///
-    /// A segment that no row names is removed. A segment other than the newest whose live records
-    /// fill half of it or less has them copied to the newest segment, ``compactionBatchRecordCount``
-    /// records or ``compactionBatchByteCount`` bytes at a time, each batch one write transaction that appends the copies and points the rows at
-    /// them; then the segment is removed. Readers are never blocked: one that looked a record up
-    /// at its old place reads it there through a handle it has open, or looks it up again. A
-    /// process killed during a batch loses that batch's copies only (bytes past the newest
-    /// segment's committed end); killed after a segment's row went, it leaves a file no row names,
-    /// which the next compaction removes with the other strays: segment files that no row of the
-    /// `segments` table names, listed while holding the write lock (so that none is being made).
+    /// Gives back the space that removed and replaced records leave in segment files (see
+    /// ``SegmentCompaction/run(sealingNewest:anyDeadBytes:)``).
     ///
     /// - Returns: How many segment files were removed.
-    /// - Throws: ``DiskCacheError`` when the index cannot be read or written, or the folder listed.
-    /// - Complexity: O(m) for m entries (one scan of the index), plus the bytes of the live
-    ///   records moved.
-    ///
-    /// - Parameters:
-    ///   - sealingNewest: Start a new segment first when the newest is half dead or more (and at
-    ///     least 64 KiB), so that it can be compacted too: what a trim over the limit does.
-    ///   - anyDeadBytes: Copy the live records out of every segment that holds any dead bytes,
-    ///     not only those half dead: what a trim does when nothing else brings it under its mark.
     @discardableResult
     func compact(sealingNewest: Bool = false, anyDeadBytes: Bool = false) throws -> Int {
-        let (lengths, live) = try index.withDatabase(writing: false) { connection in
-            (try SegmentTable(connection: connection).lengths(), try EntryTable(connection: connection).liveBytesBySegment())
-        }
-        var newest = lengths.keys.max()
-        if sealingNewest, let id = newest, let length = lengths[id], length >= 64 * 1024,
-            (live[id] ?? 0) * 2 <= length || anyDeadBytes && (live[id] ?? 0) < length
-        {
-            newest = try index.withDatabase(writing: true) { connection in
-                try connection.writeTransaction { try SegmentTable(connection: connection).insert() }
-            }
-        }
-        var removed = 0
-        for (id, length) in lengths.sorted(by: { $0.key < $1.key }) {
-            let liveBytes = live[id] ?? 0
-            if liveBytes > 0 {
-                let isWorthMoving = anyDeadBytes ? liveBytes < length : liveBytes * 2 <= length
-                guard id != newest, isWorthMoving else { continue }
-                try moveRecords(outOf: id)
-            }
-            if try removeSegment(id) { removed += 1 }
-        }
-        removed += try removeStraySegmentFiles()
-        return removed
+        try SegmentCompaction(store: self).run(sealingNewest: sealingNewest, anyDeadBytes: anyDeadBytes)
     }
 
     /// Removes segment `id`'s file if it is a regular file with no other name (never what a link
@@ -334,94 +287,5 @@ final class SegmentStore: Sendable {
     static func copyAlignmentShift(destination: UInt, fileOffset: Int) -> Int {
         let ahead = Int((destination &- UInt(truncatingIfNeeded: fileOffset)) & 4095)
         return (1...64).contains(ahead) ? copyAlignmentSlack - ahead : 0
-    }
-
-    /// Copies the records of segment `id` to the newest segment, a batch per transaction; a
-    /// record found damaged on the way loses its row instead.
-    private func moveRecords(outOf id: Int) throws {
-        while true {
-            let (count, damaged) = try index.withDatabase(writing: true) { connection in
-                try connection.writeTransaction { () -> (Int, [(hash: [UInt8], reason: String)]) in
-                    let entries = EntryTable(connection: connection)
-                    let rows = try entries.rows(inSegment: id, limit: Self.compactionBatchRecordCount)
-                    var damaged: [(hash: [UInt8], reason: String)] = []
-                    var batchBytes = 0
-                    for row in rows where batchBytes < Self.compactionBatchByteCount {
-                        batchBytes += row.size
-                        let location = SegmentLocation(id: id, offset: row.offset)
-                        switch try read(
-                            at: location, byteCount: row.size, expectedKey: row.key, keepExpired: true, now: configuration.now())
-                        {
-                        case .found(let entry):
-                            var record = entry.header.encoded()
-                            record.append(contentsOf: entry.payload)
-                            let moved = try record.withUnsafeBytes { try append($0, on: connection) }
-                            try entries.move(row.hash, to: moved)
-                        case .damaged(let reason), .unavailable(let reason):
-                            damaged.append((row.hash, reason))
-                            try entries.delete(row.hash)  // a segment's record: no file goes with the row
-                        case .expired:  // not returned with keepExpired; an expired record need not move
-                            try entries.delete(row.hash)  // a segment's record: no file goes with the row
-                        }
-                    }
-                    return (rows.count, damaged)
-                }
-            }
-            for (hash, reason) in damaged {
-                configuration.logger.warning(
-                    "Removed damaged disk cache entry",
-                    metadata: ["path": .string(index.path), "entry": .string(SHA256.hex(hash)), "reason": .string(reason)])
-            }
-            guard count > 0 else { return }
-        }
-    }
-
-    /// Removes segment `id`'s row and then its file, if no entry row names it.
-    private func removeSegment(_ id: Int) throws -> Bool {
-        let isGone = try index.withDatabase(writing: true) { connection in
-            try connection.writeTransaction {
-                guard try !EntryTable(connection: connection).namesSegment(id) else { return false }
-                try SegmentTable(connection: connection).delete(id)
-                // The file goes under the same lock as its row.
-                try removeFile(id)
-                return true
-            }
-        }
-        return isGone
-    }
-
-    /// Removes the segment files that the `segments` table does not name. A file is made inside
-    /// the write transaction that adds its row, so the files found without a row are checked
-    /// again holding the write lock: a segment being made meanwhile has its row by then.
-    private func removeStraySegmentFiles() throws -> Int {
-        let names: [String]
-        switch FileSystem.contentsOfDirectory(rootPath) {
-        case .success(let listed): names = listed
-        case .failure(let error):
-            throw DiskCacheError.directoryUnavailable(path: rootPath, call: error.call, errno: error.errno)
-        }
-        let onDisk = names.compactMap(SegmentFiles.id(inFileName:))
-        guard !onDisk.isEmpty else { return 0 }
-        let known = { (connection: SQLiteConnection) throws -> Set<Int> in
-            Set(try SegmentTable(connection: connection).lengths().keys)
-        }
-        let unnamed = try index.withDatabase(writing: false) { connection in
-            let named = try known(connection)
-            return onDisk.filter { !named.contains($0) }
-        }
-        guard !unnamed.isEmpty else { return 0 }
-        let strays = try index.withDatabase(writing: true) { connection in
-            try connection.writeTransaction { () -> [Int] in
-                let named = try known(connection)
-                let strays = unnamed.filter { !named.contains($0) }
-                for id in strays { try removeFile(id) }
-                return strays
-            }
-        }
-        if !strays.isEmpty {
-            configuration.logger.debug(
-                "Removed segment files no index row names", metadata: ["path": .string(rootPath), "files": "\(strays.count)"])
-        }
-        return strays.count
     }
 }
