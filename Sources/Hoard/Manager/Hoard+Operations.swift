@@ -48,7 +48,7 @@ extension Hoard {
     public func retrieve<T: Cachable>(_ type: T.Type = T.self, forKey key: String) async throws -> T? {
         // The memory tier first, without a suspension point: a memory hit is the hot path.
         if let hit = try memoryHitValue(type, forKey: key) { return hit }
-        return try await lookUpTiers(type, forKey: key, expirationPolicy: nil)?.value
+        return try await lookUpTierValue(type, forKey: key)
     }
 
     /// The value stored under `key` with its metadata: when it was cached, when it expires, its

@@ -176,37 +176,91 @@ extension Hoard {
     func tierEntry<T: Cachable>(
         _ type: T.Type, forKey key: String, freshness: Freshness, includingStale: Bool
     ) async throws(HoardError) -> CacheEntry<T>? {
+        guard
+            let hit = try await tierHit(
+                forKey: key, expecting: Self.typeName(of: T.self), freshness: freshness, includingStale: includingStale),
+            let value = try await decode(hit, as: T.self, forKey: key)
+        else { return nil }
+        return CacheEntry(
+            value: value, cachedAt: hit.stored.createdAt, expiresAt: hit.stored.expiresAt,
+            source: tiers[hit.tierIndex].identifier, retrievedAt: freshness.now, isStale: !hit.isFresh)
+    }
+
+    /// ``lookUpTiers(_:forKey:expirationPolicy:)`` for a caller that wants the value alone: it
+    /// makes no ``CacheEntry``, whose generic metadata an unspecialized caller would look up on
+    /// every disk hit.
+    func lookUpTierValue<T: Cachable>(_ type: T.Type, forKey key: String) async throws(HoardError) -> T? {
+        guard configuration.isCachingEnabled else { return nil }
+        guard
+            let hit = try await tierHit(
+                forKey: key, expecting: Self.typeName(of: T.self), freshness: freshness(nil), includingStale: false),
+            let value = try await decode(hit, as: T.self, forKey: key)
+        else {
+            monitor.record(.miss(key: key))
+            return nil
+        }
+        monitor.record(.hit(key: key, tier: tiers[hit.tierIndex].identifier))
+        return value
+    }
+
+    /// A byte tier's answer for a key, checked for its type but not decoded.
+    struct TierHit {
+        /// The entry as the tier holds it, with its dates.
+        let stored: CacheTierEntry
+        /// The type name it was stored under.
+        let typeName: String
+        /// The value's bytes, without the type tag.
+        let payload: Data
+        /// Which of ``tiers`` answered.
+        let tierIndex: Int
+        /// Whether the entry is fresh under the read's rules.
+        let isFresh: Bool
+    }
+
+    /// The first byte tier's entry for `key` (a fresh one, or a stale one too when `includingStale`)
+    /// stored as `expected`. Not generic, so that the tiers are asked once for every type.
+    ///
+    /// - Throws: ``HoardError/typeMismatch(key:expected:stored:)``, or a tier's error.
+    private func tierHit(
+        forKey key: String, expecting expected: String, freshness: Freshness, includingStale: Bool
+    ) async throws(HoardError) -> TierHit? {
         for (index, tier) in tiers.enumerated() {
             guard let stored = try await entry(in: tier, forKey: key) else { continue }
             let isFresh = freshness.isFresh(cachedAt: stored.createdAt, expiresAt: stored.expiresAt)
             guard isFresh || includingStale else { continue }
-            let expected = Self.typeName(of: T.self)
             // The disk tier's bytes are a read's own buffer; when no faster tier gets a copy of them,
             // the value may share it instead of copying it.
             let (typeName, payload) = try Self.unwrap(
                 stored, forKey: key, expecting: expected, sharingStorage: index == 0 && tier is DiskCache)
-            let value: T
-            do {
-                value = try T.decode(payload)
-            } catch {
-                // Stored as this type by an earlier version of the app (a Codable type that changed
-                // since): stale data, not a programming error. It is a miss, and goes from every tier.
-                try await removeEverywhere(forKey: key)
-                monitor.record(.undecodableRemoved(key: key, type: expected, reason: String(describing: error)))
-                return nil
-            }
-            if isFresh {
-                // Copy into the faster tiers with the entry's own dates (so its remaining expiry).
-                await copy(stored, forKey: key, into: tiers[..<index])
-                let record = StoredValue(
-                    value: value, typeName: typeName, cachedAt: stored.createdAt, expiresAt: stored.expiresAt)
-                remember(record, forKey: key, cost: value.memoryCost(encodedByteCount: payload.count))
-            }
-            return CacheEntry(
-                value: value, cachedAt: stored.createdAt, expiresAt: stored.expiresAt, source: tier.identifier,
-                retrievedAt: freshness.now, isStale: !isFresh)
+            return TierHit(stored: stored, typeName: typeName, payload: payload, tierIndex: index, isFresh: isFresh)
         }
         return nil
+    }
+
+    /// `hit` decoded as `T`; a fresh one is copied into the tiers before the one that had it (with
+    /// its own dates, so its remaining expiry) and promoted to memory. Bytes that do not decode are
+    /// removed from every tier and give `nil`.
+    private func decode<T: Cachable>(_ hit: TierHit, as type: T.Type, forKey key: String) async throws(HoardError)
+        -> T?
+    {
+        let value: T
+        do {
+            value = try T.decode(hit.payload)
+        } catch {
+            // Stored as this type by an earlier version of the app (a Codable type that changed
+            // since): stale data, not a programming error. It is a miss, and goes from every tier.
+            try await removeEverywhere(forKey: key)
+            monitor.record(
+                .undecodableRemoved(key: key, type: hit.typeName, reason: String(describing: error)))
+            return nil
+        }
+        if hit.isFresh {
+            await copy(hit.stored, forKey: key, into: tiers[..<hit.tierIndex])
+            let record = StoredValue(
+                value: value, typeName: hit.typeName, cachedAt: hit.stored.createdAt, expiresAt: hit.stored.expiresAt)
+            remember(record, forKey: key, cost: value.memoryCost(encodedByteCount: hit.payload.count))
+        }
+        return value
     }
 
     /// Puts `record` in the memory tier and reports what that evicted.

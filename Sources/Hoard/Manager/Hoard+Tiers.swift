@@ -61,7 +61,7 @@ extension Hoard {
     static func unwrap(
         _ stored: CacheTierEntry, forKey key: String, expecting expected: String, sharingStorage: Bool = false
     ) throws(HoardError) -> (typeName: String, payload: Data) {
-        guard let (typeName, payload) = TypedPayload.unwrap(stored.bytes, sharingStorage: sharingStorage) else {
+        guard let (typeName, payload) = TypedPayload.unwrap(stored.bytes, expecting: expected, sharingStorage: sharingStorage) else {
             throw .typeMismatch(key: key, expected: expected, stored: "untyped bytes")
         }
         guard typeName == expected else {

@@ -20,15 +20,37 @@ enum TypedPayload {
     /// With `sharingStorage`, a payload of ``sharingByteCount`` bytes or more shares `data`'s
     /// storage instead of being copied: only for bytes nothing else holds (a disk read's own buffer,
     /// given to no other tier), since writing to the payload then writes to that storage.
-    static func unwrap(_ data: Data, sharingStorage: Bool = false) -> (typeName: String, payload: Data)? {
+    ///
+    /// With `expected`, a name equal to it byte for byte is returned as `expected` itself: a read
+    /// of the type it expects makes no new string.
+    static func unwrap(
+        _ data: Data, expecting expected: String? = nil, sharingStorage: Bool = false
+    ) -> (typeName: String, payload: Data)? {
         guard data.count >= 2 else { return nil }
         let start = data.startIndex
         let length = Int(data[start]) << 8 | Int(data[start + 1])
         guard data.count >= 2 + length else { return nil }
         let nameBytes = data[(start + 2)..<(start + 2 + length)]
-        guard let name = String(validating: nameBytes, as: UTF8.self) else { return nil }
+        let name: String
+        if let expected, Self.bytes(nameBytes, equal: expected) {
+            name = expected
+        } else {
+            guard let validated = String(validating: nameBytes, as: UTF8.self) else { return nil }
+            name = validated
+        }
         let payloadStart = start + 2 + length
         return (name, sharingStorage ? rebased(data, from: payloadStart) : Data(data[payloadStart...]))
+    }
+
+    /// Whether `bytes` are `string`'s UTF-8, compared as memory (a `Data` slice compared element by
+    /// element costs more than the rest of a small disk hit's unwrapping).
+    private static func bytes(_ bytes: Data, equal string: String) -> Bool {
+        var string = string
+        return string.withUTF8 { utf8 in
+            bytes.withUnsafeBytes { buffer in
+                buffer.count == utf8.count && buffer.elementsEqual(utf8)
+            }
+        }
     }
 
     /// The bytes of `data` from `index` on, as a `Data` whose indices start at 0; from
