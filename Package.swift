@@ -9,6 +9,8 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "Hoard", targets: ["Hoard"]),
+        // The cache alone, for a program that stores no images: it links no image library.
+        .library(name: "HoardCore", targets: ["HoardCore"]),
         // The shared Redis tier, a product of its own: an app that does not use Redis links
         // neither it nor SwiftNIO.
         .library(name: "HoardRedis", targets: ["HoardRedis"]),
@@ -83,16 +85,28 @@ let package = Package(
             name: "HoardSystem",
             dependencies: ["CHoardSupport"]
         ),
+        // The cache core: `Cachable`, the memory, disk and tier contract, the manager. It links no
+        // image library.
         .target(
-            name: "Hoard",
+            name: "HoardCore",
             dependencies: [
-                "CHoardCodecs",
                 "CHoardSupport",
                 "CHoardSQLite",
                 "HoardSystem",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ]
+        ),
+        // Images above the core: `Image`, its codecs, resampling, thumbnails and `ThumbnailKey`,
+        // `Image: Cachable`, and the image-only encoding options.
+        .target(
+            name: "HoardImage",
+            dependencies: ["HoardCore", "CHoardCodecs", "HoardSystem"]
+        ),
+        // `import Hoard`: the core and the image module together.
+        .target(
+            name: "Hoard",
+            dependencies: ["HoardCore", "HoardImage"]
         ),
         .executableTarget(
             name: "HoardCommand",
@@ -158,7 +172,7 @@ let package = Package(
         // The Redis tier: a CacheTier on the RESP client.
         .target(
             name: "HoardRedis",
-            dependencies: ["Hoard", "HoardRESP", "HoardSystem", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["HoardCore", "HoardRESP", "HoardSystem", .product(name: "Logging", package: "swift-log")]
         ),
         // A redis-server on a free loopback port per test (stopped by its PID), a fake server that
         // answers nonsense, and a self-signed certificate: for every suite that needs Redis.

@@ -4,7 +4,7 @@
 // throws CachableError; nothing else, and never a crash.
 import Foundation
 
-@testable import Hoard
+@testable import HoardCore
 
 /// A Codable value with the shapes JSON decoding has to handle: nesting, optionals, an enum,
 /// arrays, a dictionary, a date and bytes.

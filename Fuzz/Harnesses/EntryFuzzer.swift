@@ -11,7 +11,7 @@
 import Foundation
 import Logging
 
-@testable import Hoard
+@testable import HoardCore
 
 #if canImport(Glibc)
     import Glibc

@@ -2,7 +2,8 @@
 // orientation applied), and for small results resize, convert and encode-then-decode again.
 import Foundation
 
-@testable import Hoard
+@testable import HoardCore
+@testable import HoardImage
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func imageFuzzerTestOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int) -> Int32 {

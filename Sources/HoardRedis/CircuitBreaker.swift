@@ -1,4 +1,4 @@
-import Hoard
+import HoardCore
 import HoardSystem
 
 /// Decides whether a Redis server is worth a command: after ``threshold`` consecutive failures

@@ -1,4 +1,4 @@
-import Hoard
+import HoardCore
 import HoardRESP
 import Logging
 

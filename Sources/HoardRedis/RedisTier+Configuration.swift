@@ -1,5 +1,5 @@
 import Foundation
-import Hoard
+import HoardCore
 import HoardRESP
 import Logging
 

@@ -1,4 +1,4 @@
-import Hoard
+import HoardCore
 import HoardSystem
 
 /// The counters behind ``RedisTier/statistics``, shared by the tier and its servers.

@@ -2,7 +2,8 @@ import Foundation
 import RedisTestSupport
 import Testing
 
-@testable import Hoard
+@testable import HoardCore
+@testable import HoardImage
 @testable import HoardRedis
 
 private typealias Fixtures = RedisTierFixtures

@@ -2,7 +2,7 @@ import Foundation
 import RedisTestSupport
 import Testing
 
-@testable import Hoard
+@testable import HoardCore
 @testable import HoardRedis
 
 private typealias Fixtures = RedisTierFixtures

@@ -3,7 +3,7 @@ import HoardRESP
 import RedisTestSupport
 import Testing
 
-@testable import Hoard
+@testable import HoardCore
 @testable import HoardRedis
 
 private typealias Fixtures = RedisTierFixtures

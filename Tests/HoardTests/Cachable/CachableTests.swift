@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 
-@testable import Hoard
+@testable import HoardCore
+@testable import HoardImage
 
 struct Profile: Codable, Cachable, Equatable {
     var name: String

@@ -2,7 +2,7 @@ import CHoardSupport
 import Foundation
 import Testing
 
-@testable import Hoard
+@testable import HoardCore
 
 @Suite("CRC32C")
 struct CRC32CTests {

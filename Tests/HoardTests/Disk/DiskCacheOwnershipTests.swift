@@ -3,7 +3,7 @@ import HoardSystem
 import HoardTestSupport
 import Testing
 
-@testable import Hoard
+@testable import HoardCore
 
 #if canImport(Glibc)
     import Glibc

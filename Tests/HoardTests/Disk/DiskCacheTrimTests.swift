@@ -3,7 +3,7 @@ import HoardTestSupport
 import HoardSystem
 import Testing
 
-@testable import Hoard
+@testable import HoardCore
 
 #if canImport(Glibc)
     import Glibc

@@ -2,7 +2,7 @@ import Foundation
 import HoardTestSupport
 import Testing
 
-@testable import Hoard
+@testable import HoardCore
 
 /// Segment files against what they must survive: extreme numbers in a damaged index, files with
 /// another name or made by someone else where the cache appends, an index made anew beside old

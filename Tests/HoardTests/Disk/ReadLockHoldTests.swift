@@ -3,7 +3,7 @@ import HoardSystem
 import HoardTestSupport
 import Testing
 
-@testable import Hoard
+@testable import HoardCore
 
 /// The read transaction the index keeps open between lookups (``ReadLockHold``): it keeps a
 /// checkpoint from emptying the log only while it is open, it ends by itself and at this process's

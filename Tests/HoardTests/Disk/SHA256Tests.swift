@@ -1,7 +1,7 @@
 import HoardSystem
 import Testing
 
-@testable import Hoard
+@testable import HoardCore
 
 @Suite("SHA-256")
 struct SHA256Tests {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import Hoard
+@testable import HoardCore
 
 @Suite("SingleFlight")
 struct SingleFlightTests {

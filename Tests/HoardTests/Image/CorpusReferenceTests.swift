@@ -2,7 +2,8 @@ import Foundation
 import HoardTestSupport
 import Testing
 
-@testable import Hoard
+@testable import HoardCore
+@testable import HoardImage
 
 /// Every valid WebP, GIF and AVIF file of the shared corpus against its reference decoder, run
 /// here through `TestImages/references/make_decoder_references.py decode` (the script that made the

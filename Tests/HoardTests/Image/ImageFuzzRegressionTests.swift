@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 
-@testable import Hoard
+@testable import HoardCore
+@testable import HoardImage
 
 /// Images the fuzzers in `Fuzz/` crashed on (`TestImages/fuzz-regressions/`, whose README says
 /// which harness found each): every one must now fail with a typed ``ImageError`` that prints.

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 
-@testable import Hoard
+@testable import HoardCore
+@testable import HoardImage
 
 /// One row of `TestImages/references/pngsuite.tsv`.
 struct PNGReference: Sendable, CustomTestStringConvertible {

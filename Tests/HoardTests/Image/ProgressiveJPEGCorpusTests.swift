@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 
-@testable import Hoard
+@testable import HoardCore
+@testable import HoardImage
 
 @Suite("Progressive JPEG reading over the shared corpus", .needsCorpus)
 struct ProgressiveJPEGCorpusTests {

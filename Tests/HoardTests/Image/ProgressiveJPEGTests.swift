@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 
-@testable import Hoard
+@testable import HoardCore
+@testable import HoardImage
 
 @Suite("Progressive JPEG: a scaled decode reads only the scans its scale needs")
 struct ProgressiveJPEGTests {

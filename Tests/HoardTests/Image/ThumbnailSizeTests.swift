@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 
-@testable import Hoard
+@testable import HoardCore
+@testable import HoardImage
 
 /// Thumbnail sizes against Pillow's `Image.thumbnail((box, box))`, which `vipsthumbnail` agrees
 /// with on the photo that showed the bug (2268 x 1512 into 256: 256 x 171, where Hoard made

@@ -2,7 +2,8 @@ import Foundation
 import HoardTestSupport
 import Testing
 
-@testable import Hoard
+@testable import HoardCore
+@testable import HoardImage
 
 /// Every limit, ratio, interval, URL, quality, size and expiry a caller can pass is checked: a bad
 /// one is refused with a typed error that names the field and the value, and nothing traps.

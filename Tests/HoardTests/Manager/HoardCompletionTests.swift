@@ -3,7 +3,7 @@ import HoardSystem
 import HoardTestSupport
 import Testing
 
-@testable import Hoard
+@testable import HoardCore
 
 /// The completion-handler API, used fire-and-forget as the original Hoard was: calls take effect
 /// in the order they were made, per key.

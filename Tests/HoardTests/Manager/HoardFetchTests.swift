@@ -2,7 +2,7 @@ import Foundation
 import HoardTestSupport
 import Testing
 
-@testable import Hoard
+@testable import HoardCore
 
 @Suite("Hoard fetching: cache policies")
 struct HoardFetchTests {

@@ -2,7 +2,7 @@ import Foundation
 import MetricsTestKit
 import Testing
 
-@testable import Hoard
+@testable import HoardCore
 
 @Suite("Hoard metrics")
 struct HoardMetricsTests {

@@ -3,7 +3,7 @@ import HoardTestSupport
 import Logging
 import Testing
 
-@testable import Hoard
+@testable import HoardCore
 
 @Suite("Hoard monitoring: logs, statistics, events")
 struct HoardMonitoringTests {
@@ -43,7 +43,19 @@ struct HoardMonitoringTests {
 
     @Test("the library never prints: logging goes through swift-log")
     func noPrint() throws {
-        let sources = TestFiles.repositoryRoot.appending(path: "Sources/Hoard")
+        var offenders: [String] = []
+        let folders = ["Sources/HoardCore", "Sources/HoardImage", "Sources/Hoard"].map {
+            TestFiles.repositoryRoot.appending(path: $0)
+        }
+        #expect(folders.allSatisfy { !regularFiles(under: $0).isEmpty })
+        for sources in folders {
+            offenders += try printCalls(under: sources)
+        }
+        #expect(offenders.isEmpty)
+    }
+
+    /// The lines under `sources` that call `print`, `debugPrint` or `dump`.
+    private func printCalls(under sources: URL) throws -> [String] {
         var offenders: [String] = []
         for file in regularFiles(under: sources) where file.hasSuffix(".swift") {
             let text = try String(contentsOf: sources.appending(path: file), encoding: .utf8)
@@ -55,7 +67,7 @@ struct HoardMonitoringTests {
                 }
             }
         }
-        #expect(offenders.isEmpty)
+        return offenders
     }
 
     @Test("statistics count hits and misses per tier, stores, evictions, fetches and bytes")

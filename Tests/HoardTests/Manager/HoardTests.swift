@@ -2,7 +2,8 @@ import Foundation
 import HoardTestSupport
 import Testing
 
-@testable import Hoard
+@testable import HoardCore
+@testable import HoardImage
 
 struct User: Codable, Cachable, Identifiable, Equatable {
     var id: Int

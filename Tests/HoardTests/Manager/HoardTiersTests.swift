@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import Hoard
+@testable import HoardCore
 
 /// The manager over an ordered list of byte tiers: memory, the disk, then a shared tier.
 @Suite("Hoard: tiers")

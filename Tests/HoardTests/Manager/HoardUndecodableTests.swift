@@ -2,7 +2,7 @@ import Foundation
 import HoardTestSupport
 import Testing
 
-@testable import Hoard
+@testable import HoardCore
 
 /// An entry written by an earlier version of the app, whose `Codable` type has changed since: the
 /// same type identifier, bytes that no longer decode.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import Hoard
+@testable import HoardCore
 
 extension MemoryTests {
     /// Hit ratios of the eviction policies on Zipf-distributed traces.

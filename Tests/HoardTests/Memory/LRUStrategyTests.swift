@@ -1,6 +1,6 @@
 import Testing
 
-@testable import Hoard
+@testable import HoardCore
 
 extension MemoryTests {
     @Suite("LRU eviction")

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import Hoard
+@testable import HoardCore
 
 extension MemoryTests {
     /// Random operation sequences, replayed on ``MemoryCache`` and on ``ReferenceCache``.

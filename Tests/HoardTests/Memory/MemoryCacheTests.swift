@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import Hoard
+@testable import HoardCore
 
 extension MemoryTests {
     @Suite("MemoryCache")

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import Hoard
+@testable import HoardCore
 
 extension MemoryTests {
     /// Single-thread throughput, printed when HOARD_MEASURE=1; meaningful in a release build:

@@ -1,6 +1,6 @@
 import Foundation
 
-@testable import Hoard
+@testable import HoardCore
 
 /// Every regular file under `root`, as paths relative to it.
 func regularFiles(under root: URL) -> [String] {

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 
-@testable import Hoard
+@testable import HoardCore
+@testable import HoardImage
 
 /// Reference decodes made by each format's own tool (`TestImages/references/<format>/`, see
 /// `make_decoder_references.py`), and the comparison the decoder tests share.

@@ -1,6 +1,7 @@
 import Foundation
 
-@testable import Hoard
+@testable import HoardCore
+@testable import HoardImage
 
 /// Pixel comparisons for tests.
 enum PixelMath {

@@ -3,7 +3,8 @@ import HoardTestSupport
 import HoardSystem
 import Testing
 
-@testable import Hoard
+@testable import HoardCore
+@testable import HoardImage
 
 #if canImport(Glibc)
     import Glibc

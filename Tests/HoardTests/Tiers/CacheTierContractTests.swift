@@ -2,7 +2,7 @@ import Foundation
 import HoardTestSupport
 import Testing
 
-@testable import Hoard
+@testable import HoardCore
 
 /// The contract every byte tier keeps, run against the disk tier and the test double the
 /// manager's tests use (the Redis tier's tests run it too).

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import Hoard
+@testable import HoardCore
 
 @Suite("Copying payloads out of records")
 struct DataCopyingTests {

@@ -3,7 +3,7 @@ import HoardSystem
 import HoardTestSupport
 import Testing
 
-@testable import Hoard
+@testable import HoardCore
 
 /// How hard the torture tests push: a short pass in `scripts/test` and CI, a long one with
 /// `HOARD_TORTURE=long` (see `scripts/torture`).

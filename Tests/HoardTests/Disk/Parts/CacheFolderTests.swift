@@ -2,7 +2,7 @@ import Foundation
 import HoardTestSupport
 import Testing
 
-@testable import Hoard
+@testable import HoardCore
 
 /// The cache folder on its own: it marks a new folder, knows a cache, refuses anybody else's
 /// folder, and opens its `tmp` only when it is its own.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import Hoard
+@testable import HoardCore
 
 /// The one record codec: what it writes verifies, anything else is refused with the reason, and
 /// the disk tier and the Redis tier keep the same bytes for the same entry.

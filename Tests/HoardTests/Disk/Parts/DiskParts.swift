@@ -1,7 +1,7 @@
 import Foundation
 import HoardTestSupport
 
-@testable import Hoard
+@testable import HoardCore
 
 /// The disk tier's parts (``DiskCache/Parts``) in a new folder, without the façade: so that a
 /// suite can drive one part through its own methods and check what it promises.

@@ -2,7 +2,7 @@ import Foundation
 import HoardSystem
 import Testing
 
-@testable import Hoard
+@testable import HoardCore
 
 /// The file store on its own: a file becomes visible only with its row, a temporary file a live
 /// writer holds is never taken, removal goes with the row, and damage is read as a miss.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import Hoard
+@testable import HoardCore
 
 /// Maintenance on its own: the count it keeps follows the bytes on disk, a trim brings them under
 /// the limit by recency, and removal by selection takes exactly what it picks.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import Hoard
+@testable import HoardCore
 
 /// The reconciler on its own: what a crash between a file's rename and its row leaves is indexed,
 /// rows whose files are gone go, stale copies go, and a damaged index is rebuilt from the files.

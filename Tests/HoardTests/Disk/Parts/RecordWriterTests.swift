@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import Hoard
+@testable import HoardCore
 
 /// The writer and the reader on their own: each size lands where it belongs, reads back byte for
 /// byte, and an overwrite that moves a record leaves nothing of the old one behind.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import Hoard
+@testable import HoardCore
 
 /// The segment store on its own: appends land where it says and never move, the dead bytes that
 /// removals leave are counted, and a compaction gives them back with every live record intact.

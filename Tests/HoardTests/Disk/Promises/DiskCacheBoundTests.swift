@@ -3,7 +3,7 @@ import HoardSystem
 import HoardTestSupport
 import Testing
 
-@testable import Hoard
+@testable import HoardCore
 
 /// Issue 28, items 1 and 9: the space the cache takes on disk stays within its limit plus the
 /// stated slack under overwrites and removals, and a damaged number in the index empties nothing.

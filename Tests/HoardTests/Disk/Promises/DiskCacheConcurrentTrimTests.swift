@@ -3,7 +3,7 @@ import HoardSystem
 import HoardTestSupport
 import Testing
 
-@testable import Hoard
+@testable import HoardCore
 
 /// Issue 28, item 2: a store that returned is readable until something the user asked for takes
 /// it away, whatever clean-up runs beside it.

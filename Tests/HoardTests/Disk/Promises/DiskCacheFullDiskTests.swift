@@ -2,7 +2,7 @@ import Foundation
 import HoardTestSupport
 import Testing
 
-@testable import Hoard
+@testable import HoardCore
 
 #if canImport(Glibc)
     import Glibc

@@ -3,7 +3,7 @@ import Foundation
 import HoardTestSupport
 import Testing
 
-@testable import Hoard
+@testable import HoardCore
 
 /// Issue 28, item 4: a read never waits for a writer, and a store waits for a stalled one at most
 /// its configured time, then fails with a typed error.

@@ -2,7 +2,7 @@ import Foundation
 import HoardTestSupport
 import Logging
 
-@testable import Hoard
+@testable import HoardCore
 
 /// A cache in its own temporary folder with a hand-moved clock and a log recorder.
 ///

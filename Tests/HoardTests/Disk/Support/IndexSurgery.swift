@@ -2,7 +2,7 @@ import Foundation
 import HoardSystem
 import Testing
 
-@testable import Hoard
+@testable import HoardCore
 
 /// Reaches into a cache's index the way damage would: reads and rewrites the record kept for a key
 /// inside the index or in a segment file, behind the cache's back.

@@ -1,4 +1,4 @@
-@testable import Hoard
+@testable import HoardCore
 
 /// The next event of `events` that matches `predicate` (or `nil` if the stream ends first).
 func nextEvent(

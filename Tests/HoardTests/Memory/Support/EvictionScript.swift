@@ -1,4 +1,4 @@
-@testable import Hoard
+@testable import HoardCore
 
 /// Runs a short script of cache operations and reports which keys were evicted, in order.
 ///

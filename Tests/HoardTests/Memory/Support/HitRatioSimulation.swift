@@ -1,6 +1,6 @@
 import Testing
 
-@testable import Hoard
+@testable import HoardCore
 
 /// Replays a trace of keys on a ``MemoryCache``: each request reads the key and, on a miss,
 /// stores it (cost 0, count-limited), as a read-through cache would.

@@ -1,4 +1,4 @@
-@testable import Hoard
+@testable import HoardCore
 
 /// A deliberately simple model of ``MemoryCache`` for `Int` keys and values: plain arrays and
 /// dictionaries, linear scans, every policy spelled out the obvious way. The property tests run the

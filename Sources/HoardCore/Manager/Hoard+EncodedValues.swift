@@ -1,0 +1,119 @@
+import Foundation
+
+extension Hoard {
+    /// Stores bytes that are already a value's encoding, as a value of type `T`, without decoding
+    /// or re-encoding them: for a caller that has the bytes at hand (a thumbnail just encoded, a
+    /// file downloaded) and wants readers to get a `T`.
+    ///
+    /// The caller promises that `T.decode(bytes)` succeeds: the bytes are not checked. A later
+    /// ``retrieve(_:forKey:)-(_,String)`` as `T` decodes them (bytes that do not decode, a broken
+    /// promise, are a miss and are removed);
+    /// ``retrieveEncoded(_:forKey:)`` and ``storedBytes(forKey:)`` give them back as they are.
+    /// The bytes go to the byte tiers only; any value the memory tier holds for `key` is dropped,
+    /// so the next read decodes these bytes. The configuration's
+    /// ``Configuration/insertionPolicy`` sees the bytes themselves (a `Data`) as the candidate's
+    /// value. With caching disabled (``Configuration/isCachingEnabled``), this does nothing.
+    ///
+    /// ```swift
+    /// let jpeg = try thumbnail.jpegData(quality: 80)
+    /// try await hoard.storeEncoded(jpeg, as: Image.self, forKey: "thumbnail/42")
+    /// let image = try await hoard.retrieve(Image.self, forKey: "thumbnail/42")  // decoded from those bytes
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - bytes: The value's encoding, as `T.encode()` would give it (for ``Image``, a PNG or JPEG file).
+    ///   - type: The type the bytes are recorded as (its ``Cachable/cacheTypeIdentifier``).
+    ///   - key: Any string; it never becomes a path.
+    ///   - expiry: When the value stops being returned; `nil` means the configuration's
+    ///     ``Configuration/defaultExpiry``.
+    /// - Throws: ``HoardError/invalidValue(_:)`` for an expiry that is not finite;
+    ///   ``HoardError/disk(_:)`` naming the path and errno; the previous value then stays.
+    /// - Complexity: O(n) in the size of `bytes` (one checksum pass and one write).
+    public func storeEncoded<T: Cachable>(_ bytes: Data, as type: T.Type, forKey key: String, expiry: Expiry? = nil)
+        async throws
+    {
+        try await writeEncoded(bytes, typeName: Self.typeName(of: T.self), candidate: bytes, forKey: key, expiry: expiry)
+    }
+
+    /// The bytes a fresh value of type `T` under `key` is stored as, without decoding them: what
+    /// to copy to a file or a response when the encoding is what is wanted.
+    ///
+    /// Freshness is checked as ``retrieve(_:forKey:)-(_,String)`` checks it (the entry's expiry, the
+    /// ``Configuration/expirationPolicy``, ``expireAll()``), and the read counts as a hit or a miss.
+    /// Only the byte tiers are read, in order (a hit is copied into the tiers before it): they
+    /// hold the encoding of every stored value.
+    ///
+    /// ```swift
+    /// if let jpeg = try await hoard.retrieveEncoded(Image.self, forKey: "thumbnail/42") {
+    ///     try jpeg.write(to: outputURL)
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - type: The type the value must have been stored as.
+    ///   - key: The key it was stored under.
+    /// - Returns: The value's encoding (for ``Image``, a PNG or JPEG file), or `nil` when there is
+    ///   no fresh value.
+    /// - Throws: ``HoardError/typeMismatch(key:expected:stored:)`` when the value was stored as
+    ///   another type; ``HoardError/disk(_:)``.
+    /// - Complexity: O(n) in the size of the entry (one read and one checksum pass).
+    public func retrieveEncoded<T: Cachable>(_ type: T.Type, forKey key: String) async throws -> Data? {
+        guard configuration.isCachingEnabled else { return nil }
+        if let hit = try await encodedTierEntry(typeName: Self.typeName(of: T.self), forKey: key) {
+            monitor.record(.hit(key: key, tier: hit.source))
+            return hit.value
+        }
+        monitor.record(.miss(key: key))
+        return nil
+    }
+
+    /// The payload of the first byte tier's fresh entry for `key` stored as `typeName`, copied into
+    /// the tiers before that one; counts nothing.
+    ///
+    /// - Throws: ``HoardError/typeMismatch(key:expected:stored:)``, ``HoardError/disk(_:)``.
+    func encodedTierEntry(typeName: String, forKey key: String) async throws(HoardError) -> CacheEntry<Data>? {
+        let freshness = freshness(nil)
+        for (index, tier) in tiers.enumerated() {
+            guard let stored = try await entry(in: tier, forKey: key),
+                freshness.isFresh(cachedAt: stored.createdAt, expiresAt: stored.expiresAt)
+            else { continue }
+            let payload = try Self.unwrap(stored, forKey: key, expecting: typeName).payload
+            await copy(stored, forKey: key, into: tiers[..<index])
+            return CacheEntry(
+                value: payload, cachedAt: stored.createdAt, expiresAt: stored.expiresAt, source: tier.identifier,
+                retrievedAt: freshness.now)
+        }
+        return nil
+    }
+
+    /// Writes `bytes` to every byte tier under `typeName` unless the insertion policy refuses
+    /// `candidate`, then drops the memory tier's value for `key`.
+    ///
+    /// - Returns: When the bytes were stored and when they expire; `nil` when nothing was stored.
+    /// - Throws: ``HoardError/invalidValue(_:)``, ``HoardError/disk(_:)``.
+    @discardableResult
+    package func writeEncoded(
+        _ bytes: Data, typeName: String, candidate: any Cachable, forKey key: String, expiry: Expiry?
+    ) async throws(HoardError) -> (cachedAt: Date, expiresAt: Date?)? {
+        guard configuration.isCachingEnabled else { return nil }
+        do {
+            try expiry?.validate("Hoard.storeEncoded(_:as:forKey:expiry:) expiry")
+        } catch {
+            throw .invalidValue(error)
+        }
+        guard configuration.insertionPolicy.shouldStore(.init(key: key, value: candidate, byteCount: bytes.count))
+        else {
+            try await removeEverywhere(forKey: key)
+            monitor.record(.storeRefused(key: key, byteCount: bytes.count))
+            return nil
+        }
+        let now = configuration.now()
+        let expiresAt = (expiry ?? configuration.defaultExpiry).expirationDate(from: now)
+        try await storeInTiers(
+            CacheTierEntry(bytes: TypedPayload.wrap(bytes, typeName: typeName), createdAt: now, expiresAt: expiresAt),
+            forKey: key)
+        memory.removeValue(forKey: key)
+        monitor.record(.stored(key: key, byteCount: bytes.count))
+        return (now, expiresAt)
+    }
+}

@@ -1,0 +1,271 @@
+import Foundation
+
+extension Hoard {
+    /// What counts as fresh for one read: the entry's own expiry, the age limit of the
+    /// ``ExpirationPolicy`` in force, and the ``expireAll()`` mark.
+    struct Freshness {
+        let now: Date
+        let policy: ExpirationPolicy
+        let mark: Date?
+
+        func isFresh(cachedAt: Date, expiresAt: Date?) -> Bool {
+            if let expiresAt, expiresAt.hasExpired(at: now) { return false }
+            if let mark, cachedAt < mark { return false }
+            return !policy.hasExpired(cachedAt: cachedAt, now: now)
+        }
+    }
+
+    /// The freshness rules for a read now, with `policy` replacing the configuration's when given.
+    func freshness(_ policy: ExpirationPolicy?) -> Freshness {
+        Freshness(
+            now: configuration.now(), policy: policy ?? configuration.expirationPolicy,
+            mark: expirationMark.current())
+    }
+
+    /// The fresh value under `key`: from memory, else from the first byte tier that has it (then
+    /// copied into the tiers before that one and into memory, with its dates).
+    ///
+    /// Records a hit or a miss. Expired values stay where they are (a fallback may still want them);
+    /// the tiers' limits, trims and later stores take them out.
+    ///
+    /// An entry stored as `T` whose bytes no longer decode as `T` (the type changed in an app
+    /// update) is a miss: it is removed from every tier, logged and counted.
+    ///
+    /// - Throws: ``HoardError/typeMismatch(key:expected:stored:)``, ``HoardError/disk(_:)``.
+    func lookUp<T: Cachable>(
+        _ type: T.Type, forKey key: String, expirationPolicy: ExpirationPolicy?
+    ) async throws -> CacheEntry<T>? {
+        if let entry = try memoryHit(T.self, forKey: key, expirationPolicy: expirationPolicy) { return entry }
+        return try await lookUpTiers(T.self, forKey: key, expirationPolicy: expirationPolicy)
+    }
+
+    /// The fresh value under `key` in the memory tier, counted as a hit; `nil` (counting nothing)
+    /// otherwise. Synchronous, so that a memory hit costs no suspension point or task allocation:
+    /// callers try it before ``lookUpTiers(_:forKey:expirationPolicy:)``.
+    ///
+    /// - Throws: ``HoardError/typeMismatch(key:expected:stored:)``.
+    func memoryHit<T: Cachable>(
+        _ type: T.Type, forKey key: String, expirationPolicy: ExpirationPolicy?
+    ) throws(HoardError) -> CacheEntry<T>? {
+        guard configuration.isCachingEnabled,
+            let entry = try memoryEntry(T.self, forKey: key, freshness: freshness(expirationPolicy)), !entry.isStale
+        else { return nil }
+        monitor.record(.hit(key: key, tier: .memory))
+        return entry
+    }
+
+    /// The fresh value under `key` in the memory tier, counted as a hit; `nil` (counting nothing)
+    /// otherwise: ``memoryHit(_:forKey:expirationPolicy:)`` for a caller that wants the value
+    /// alone. It makes no ``CacheEntry``, whose generic metadata an unspecialized caller would
+    /// look up on every hit.
+    ///
+    /// - Throws: ``HoardError/typeMismatch(key:expected:stored:)``.
+    func memoryHitValue<T: Cachable>(_ type: T.Type, forKey key: String) throws(HoardError) -> T? {
+        guard configuration.isCachingEnabled, let record = memory.value(forKey: key) else { return nil }
+        guard let value = record.value as? T else {
+            throw .typeMismatch(key: key, expected: Self.typeName(of: T.self), stored: record.typeName)
+        }
+        guard freshness(nil).isFresh(cachedAt: record.cachedAt, expiresAt: record.expiresAt) else { return nil }
+        monitor.record(.hit(key: key, tier: .memory))
+        return value
+    }
+
+    /// The rest of ``lookUp(_:forKey:expirationPolicy:)`` after a memory miss: the byte tiers in
+    /// order, then a miss.
+    func lookUpTiers<T: Cachable>(
+        _ type: T.Type, forKey key: String, expirationPolicy: ExpirationPolicy?
+    ) async throws -> CacheEntry<T>? {
+        guard configuration.isCachingEnabled else { return nil }
+        let freshness = freshness(expirationPolicy)
+        if let entry = try await tierEntry(T.self, forKey: key, freshness: freshness, includingStale: false) {
+            monitor.record(.hit(key: key, tier: entry.source))
+            return entry
+        }
+        monitor.record(.miss(key: key))
+        return nil
+    }
+
+    /// The value under `key` even when it has expired (then marked stale), for a fallback: a fresh
+    /// value in memory, else the byte tiers', else a stale one in memory. Counts nothing; read
+    /// errors are logged and give `nil`.
+    func fallbackEntry<T: Cachable>(
+        _ type: T.Type, forKey key: String, expirationPolicy: ExpirationPolicy?
+    ) async -> CacheEntry<T>? {
+        guard configuration.isCachingEnabled else { return nil }
+        let freshness = freshness(expirationPolicy)
+        do {
+            let inMemory = try memoryEntry(T.self, forKey: key, freshness: freshness)
+            if let inMemory, !inMemory.isStale { return inMemory }
+            return try await tierEntry(T.self, forKey: key, freshness: freshness, includingStale: true) ?? inMemory
+        } catch {
+            logger.warning(
+                "Cannot read the cached value to fall back on", metadata: ["key": .string(key), "error": "\(error)"])
+            return nil
+        }
+    }
+
+    /// Encodes `object` and, unless the insertion policy refuses it, stores it in every tier.
+    ///
+    /// - Returns: When the value was stored and when it expires, or `nil` when it was refused
+    ///   (then the key's previous value has been removed).
+    /// - Throws: ``HoardError/invalidValue(_:)`` for an expiry that is not finite;
+    ///   ``HoardError/encodingFailed(key:type:underlying:)``, ``HoardError/disk(_:)``.
+    @discardableResult
+    func write<T: Cachable>(_ object: T, forKey key: String, expiry: Expiry?) async throws -> (
+        cachedAt: Date, expiresAt: Date?
+    )? {
+        do {
+            try expiry?.validate("expiry")
+        } catch {
+            throw HoardError.invalidValue(error)
+        }
+        let now = configuration.now()
+        let expiresAt = (expiry ?? configuration.defaultExpiry).expirationDate(from: now)
+        let bytes = try encode(object, forKey: key)
+        guard configuration.insertionPolicy.shouldStore(.init(key: key, value: object, byteCount: bytes.count)) else {
+            try await removeEverywhere(forKey: key)
+            monitor.record(.storeRefused(key: key, byteCount: bytes.count))
+            return nil
+        }
+        let typeName = Self.typeName(of: T.self)
+        try await storeInTiers(
+            CacheTierEntry(bytes: TypedPayload.wrap(bytes, typeName: typeName), createdAt: now, expiresAt: expiresAt),
+            forKey: key)
+        if let expiresAt, expiresAt.hasExpired(at: now) {
+            memory.removeValue(forKey: key)
+        } else {
+            let record = StoredValue(value: object, typeName: typeName, cachedAt: now, expiresAt: expiresAt)
+            remember(record, forKey: key, cost: object.memoryCost(encodedByteCount: bytes.count))
+        }
+        monitor.record(.stored(key: key, byteCount: bytes.count))
+        return (now, expiresAt)
+    }
+
+    func encode<T: Cachable>(_ object: T, forKey key: String) throws(HoardError) -> Data {
+        do {
+            return try object.encode(with: configuration.encodingOptions)
+        } catch {
+            throw .encodingFailed(key: key, type: Self.typeName(of: T.self), underlying: error)
+        }
+    }
+
+    /// The name a value's type is recorded under.
+    package static func typeName<T: Cachable>(of type: T.Type) -> String {
+        type.cacheTypeIdentifier
+    }
+
+    // MARK: - Private
+
+    /// The memory tier's value for `key`, marked stale when it is not fresh.
+    private func memoryEntry<T: Cachable>(
+        _ type: T.Type, forKey key: String, freshness: Freshness
+    ) throws(HoardError) -> CacheEntry<T>? {
+        guard let record = memory.value(forKey: key) else { return nil }
+        guard let value = record.value as? T else {
+            throw .typeMismatch(key: key, expected: Self.typeName(of: T.self), stored: record.typeName)
+        }
+        return CacheEntry(
+            value: value, cachedAt: record.cachedAt, expiresAt: record.expiresAt, source: .memory,
+            retrievedAt: freshness.now,
+            isStale: !freshness.isFresh(cachedAt: record.cachedAt, expiresAt: record.expiresAt))
+    }
+
+    /// The first byte tier's value for `key`: a fresh one is copied into the tiers before it and
+    /// promoted to memory; a stale one is decoded only when `includingStale`, and left where it is.
+    /// Bytes of the right type that do not decode are removed from every tier and give `nil`.
+    func tierEntry<T: Cachable>(
+        _ type: T.Type, forKey key: String, freshness: Freshness, includingStale: Bool
+    ) async throws(HoardError) -> CacheEntry<T>? {
+        guard
+            let hit = try await tierHit(
+                forKey: key, expecting: Self.typeName(of: T.self), freshness: freshness, includingStale: includingStale),
+            let value = try await decode(hit, as: T.self, forKey: key)
+        else { return nil }
+        return CacheEntry(
+            value: value, cachedAt: hit.stored.createdAt, expiresAt: hit.stored.expiresAt,
+            source: tiers[hit.tierIndex].identifier, retrievedAt: freshness.now, isStale: !hit.isFresh)
+    }
+
+    /// ``lookUpTiers(_:forKey:expirationPolicy:)`` for a caller that wants the value alone: it
+    /// makes no ``CacheEntry``, whose generic metadata an unspecialized caller would look up on
+    /// every disk hit.
+    func lookUpTierValue<T: Cachable>(_ type: T.Type, forKey key: String) async throws(HoardError) -> T? {
+        guard configuration.isCachingEnabled else { return nil }
+        guard
+            let hit = try await tierHit(
+                forKey: key, expecting: Self.typeName(of: T.self), freshness: freshness(nil), includingStale: false),
+            let value = try await decode(hit, as: T.self, forKey: key)
+        else {
+            monitor.record(.miss(key: key))
+            return nil
+        }
+        monitor.record(.hit(key: key, tier: tiers[hit.tierIndex].identifier))
+        return value
+    }
+
+    /// A byte tier's answer for a key, checked for its type but not decoded.
+    struct TierHit {
+        /// The entry as the tier holds it, with its dates.
+        let stored: CacheTierEntry
+        /// The type name it was stored under.
+        let typeName: String
+        /// The value's bytes, without the type tag.
+        let payload: Data
+        /// Which of ``tiers`` answered.
+        let tierIndex: Int
+        /// Whether the entry is fresh under the read's rules.
+        let isFresh: Bool
+    }
+
+    /// The first byte tier's entry for `key` (a fresh one, or a stale one too when `includingStale`)
+    /// stored as `expected`. Not generic, so that the tiers are asked once for every type.
+    ///
+    /// - Throws: ``HoardError/typeMismatch(key:expected:stored:)``, or a tier's error.
+    private func tierHit(
+        forKey key: String, expecting expected: String, freshness: Freshness, includingStale: Bool
+    ) async throws(HoardError) -> TierHit? {
+        for (index, tier) in tiers.enumerated() {
+            guard let stored = try await entry(in: tier, forKey: key) else { continue }
+            let isFresh = freshness.isFresh(cachedAt: stored.createdAt, expiresAt: stored.expiresAt)
+            guard isFresh || includingStale else { continue }
+            // The disk tier's bytes are a read's own buffer; when no faster tier gets a copy of them,
+            // the value may share it instead of copying it.
+            let (typeName, payload) = try Self.unwrap(
+                stored, forKey: key, expecting: expected, sharingStorage: index == 0 && tier is DiskCache)
+            return TierHit(stored: stored, typeName: typeName, payload: payload, tierIndex: index, isFresh: isFresh)
+        }
+        return nil
+    }
+
+    /// `hit` decoded as `T`; a fresh one is copied into the tiers before the one that had it (with
+    /// its own dates, so its remaining expiry) and promoted to memory. Bytes that do not decode are
+    /// removed from every tier and give `nil`.
+    private func decode<T: Cachable>(_ hit: TierHit, as type: T.Type, forKey key: String) async throws(HoardError)
+        -> T?
+    {
+        let value: T
+        do {
+            value = try T.decode(hit.payload)
+        } catch {
+            // Stored as this type by an earlier version of the app (a Codable type that changed
+            // since): stale data, not a programming error. It is a miss, and goes from every tier.
+            try await removeEverywhere(forKey: key)
+            monitor.record(
+                .undecodableRemoved(key: key, type: hit.typeName, reason: String(describing: error)))
+            return nil
+        }
+        if hit.isFresh {
+            await copy(hit.stored, forKey: key, into: tiers[..<hit.tierIndex])
+            let record = StoredValue(
+                value: value, typeName: hit.typeName, cachedAt: hit.stored.createdAt, expiresAt: hit.stored.expiresAt)
+            remember(record, forKey: key, cost: value.memoryCost(encodedByteCount: hit.payload.count))
+        }
+        return value
+    }
+
+    /// Puts `record` in the memory tier and reports what that evicted.
+    private func remember(_ record: StoredValue, forKey key: String, cost: Int) {
+        let evicted = memory.setValueCountingEvictions(record, forKey: key, cost: cost, expiration: record.expiresAt)
+        if evicted > 0 { monitor.record(.evicted(tier: .memory, count: evicted)) }
+    }
+}

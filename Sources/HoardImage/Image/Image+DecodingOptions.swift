@@ -1,0 +1,65 @@
+import HoardCore
+
+extension Image {
+    /// How ``Image/init(data:options:)`` decodes: limits, decode-time downscaling, orientation,
+    /// and how strict to be about damaged data.
+    ///
+    /// ```swift
+    /// var options = Image.DecodingOptions()
+    /// options.targetSize = 256          // let libjpeg (or libwebp) decode at a reduced scale
+    /// let preview = try Image(data: bytes, options: options)
+    /// ```
+    public struct DecodingOptions: Sendable, Hashable {
+        /// The default pixel limit: 64 megapixels.
+        public static let defaultMaximumPixelCount = 64_000_000
+
+        /// The largest `width * height` a header may declare. Checked from the header, before any
+        /// pixel memory is allocated; larger images throw ``ImageError/tooLarge(_:width:height:maximumPixelCount:)``.
+        public var maximumPixelCount: Int = Self.defaultMaximumPixelCount
+
+        /// The longest side the caller wants in the end, or `nil` for full size.
+        ///
+        /// JPEG decoding then uses libjpeg's DCT scaling (1/2, 1/4 or 1/8), picking the smallest
+        /// scale whose longest side is still at least `targetSize`, so the full-size raster is never
+        /// allocated. The result is therefore between `targetSize` and twice it (or full size when
+        /// smaller); follow with ``Image/resized(toFit:filter:)`` for the exact size. A still WebP
+        /// follows the same rule with any power of two (libwebp scales while decoding). PNG, GIF,
+        /// AVIF and animated WebP have no such scaling and decode at full size.
+        public var targetSize: Int?
+
+        /// Whether to turn pixels upright: JPEG and WebP by their EXIF orientation (1-8), AVIF by its
+        /// `irot` and `imir` properties (its `clap` crop always applies). Default `true`.
+        public var appliesOrientation: Bool = true
+
+        /// Whether JPEG data that ends early may decode (libjpeg fills the rest with gray). Default
+        /// `false`: truncation throws ``ImageError/truncated(_:message:)``. The other formats always
+        /// throw it (a GIF or an animated WebP cut after its first frame still decodes: nothing
+        /// after the first frame is read).
+        public var allowsTruncatedData: Bool = false
+
+        /// Whether any decoder warning (for example libjpeg's "Corrupt JPEG data: extraneous bytes
+        /// before marker") fails the decode. Default `false`: warnings are reported by
+        /// ``Image/decodeReportingWarnings(_:options:)``.
+        public var treatsWarningsAsErrors: Bool = false
+
+        /// The most scans a progressive JPEG may have. Real files have about ten; hostile ones have
+        /// thousands, each of which costs a pass over the whole image.
+        public var maximumScanCount: Int = 1_000
+
+        /// How much of a progressive JPEG a decode with a ``targetSize`` reads. Default
+        /// ``Image/ProgressiveReading/nearlyExact``: only the scans the scale's pixels depend on,
+        /// with the last bit of refinement left out at 1/8 scale.
+        public var progressiveReading: ProgressiveReading = .nearlyExact
+
+        /// Creates options with the defaults: 64 MP limit, full size, orientation applied, strict
+        /// about truncation, lenient about other warnings.
+        public init() {}
+
+        /// Creates options for decoding straight to a size close to `targetSize`.
+        ///
+        /// - Parameter targetSize: The longest side wanted after a final resize.
+        public init(targetSize: Int?) {
+            self.targetSize = targetSize
+        }
+    }
+}

@@ -1,0 +1,107 @@
+import CHoardCodecs
+import Foundation
+import HoardCore
+
+extension Image {
+    /// The JPEG quality used when none is given: 90.
+    public static let defaultJPEGQuality = 90
+
+    /// Encodes the image as PNG, keeping every pixel exactly (8 bits per channel, all four formats).
+    ///
+    /// - Parameter compressionLevel: zlib level 0 (fastest) to 9 (smallest); default 6, libpng's.
+    /// - Returns: A complete PNG file.
+    /// - Throws: ``ImageError/invalidValue(_:)`` for a level outside 0...9;
+    ///   ``ImageError/encodingFailed(_:message:)`` with libpng's message.
+    public func pngData(compressionLevel: Int = 6) throws(ImageError) -> Data {
+        do {
+            try InvalidValueError.check(compressionLevel, in: 0...9, "Image.pngData(compressionLevel:)")
+        } catch {
+            throw .invalidValue(error)
+        }
+        return try encode(.png) { pixels, output, size, result in
+            hoard_png_encode(
+                pixels, UInt32(width), UInt32(height), UInt32(format.channelCount),
+                Int32(compressionLevel), output, size, result)
+        }
+    }
+
+    /// Encodes the image as a baseline JPEG (4:2:0 chroma subsampling for colour).
+    ///
+    /// JPEG has no alpha: images with alpha are composited onto white first (see
+    /// ``flattened(onto:)``), so transparent areas come out white rather than as whatever colour
+    /// the transparent pixels happened to store.
+    ///
+    /// - Parameter quality: 1 (smallest) to 100 (best); default ``defaultJPEGQuality``.
+    /// - Returns: A complete JPEG file.
+    /// - Throws: ``ImageError/invalidQuality(_:)`` outside 1...100, ``ImageError/encodingFailed(_:message:)``
+    ///   with libjpeg's message (for example a side over 65,500 pixels).
+    public func jpegData(quality: Int = Image.defaultJPEGQuality) throws(ImageError) -> Data {
+        guard (1...100).contains(quality) else { throw .invalidQuality(quality) }
+        let opaque = hasAlpha ? flattened(onto: 255) : self
+        return try opaque.encode(.jpeg) { pixels, output, size, result in
+            hoard_jpeg_encode(
+                pixels, UInt32(opaque.width), UInt32(opaque.height),
+                UInt32(opaque.format.channelCount), Int32(quality), output, size, result)
+        }
+    }
+
+    /// The WebP quality used when none is given: 75, `cwebp`'s default.
+    public static let defaultWebPQuality = 75
+
+    /// The longest side a WebP may have: libwebp's limit (`WEBP_MAX_DIMENSION`), 16,383 pixels.
+    public static let maximumWebPSide = 16_383
+
+    /// Encodes the image as WebP: lossy (VP8) at `quality`, or lossless (VP8L).
+    ///
+    /// Alpha is kept either way: in a lossy file it is compressed losslessly beside the lossy
+    /// colour. Lossless keeps every pixel, the colour under fully transparent pixels too. Gray
+    /// images are encoded as RGB (WebP has no gray), so they decode as ``PixelFormat/rgb8`` (or
+    /// ``PixelFormat/rgba8`` with alpha).
+    ///
+    /// ```swift
+    /// let small = try photo.webpData(quality: 80)
+    /// let exact = try logo.webpData(lossless: true)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - quality: 1 (smallest) to 100 (best); default ``defaultWebPQuality``. Checked but not used
+    ///     when `lossless` is true (lossless uses libwebp's default effort).
+    ///   - lossless: Whether to encode every pixel exactly; default `false`.
+    /// - Returns: A complete WebP file (RIFF, a `VP8 `, `VP8L` or, with lossy alpha, `VP8X` file).
+    /// - Throws: ``ImageError/invalidQuality(_:)`` outside 1...100, ``ImageError/encodingFailed(_:message:)``
+    ///   with libwebp's error (for example a side over ``maximumWebPSide``).
+    public func webpData(quality: Int = Image.defaultWebPQuality, lossless: Bool = false) throws(ImageError) -> Data {
+        guard (1...100).contains(quality) else { throw .invalidQuality(quality) }
+        guard width <= Self.maximumWebPSide, height <= Self.maximumWebPSide else {
+            throw .encodingFailed(
+                .webp, message: "\(width) x \(height) has a side over WebP's limit of \(Self.maximumWebPSide)")
+        }
+        let color = format.isColor ? self : converted(to: hasAlpha ? .rgba8 : .rgb8)
+        return try color.encode(.webp) { pixels, output, size, result in
+            hoard_webp_encode(
+                pixels, UInt32(color.width), UInt32(color.height), UInt32(color.format.channelCount),
+                Int32(quality), lossless ? 1 : 0, output, size, result)
+        }
+    }
+
+    /// Runs one C encoder and hands its malloc'd buffer to `Data` without copying.
+    private func encode(
+        _ format: ImageFormat,
+        _ call: (
+            UnsafePointer<UInt8>?, UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>,
+            UnsafeMutablePointer<Int>, UnsafeMutablePointer<hoard_codec_result>
+        ) -> Int32
+    ) throws(ImageError) -> Data {
+        guard width <= Int(UInt32.max), height <= Int(UInt32.max) else {
+            throw .encodingFailed(format, message: "\(width) x \(height) is too large to encode")
+        }
+        var output: UnsafeMutablePointer<UInt8>?
+        var size = 0
+        var result = hoard_codec_result()
+        let status = pixels.withUnsafeBufferPointer { call($0.baseAddress, &output, &size, &result) }
+        guard status == Int32(HOARD_CODEC_OK.rawValue), let output else {
+            throw .encodingFailed(format, message: result.messageText)
+        }
+        return Data(bytesNoCopy: output, count: size, deallocator: .custom { pointer, _ in hoard_codec_free(pointer) })
+    }
+}

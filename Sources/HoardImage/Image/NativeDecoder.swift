@@ -1,0 +1,162 @@
+import CHoardCodecs
+import Foundation
+import HoardCore
+
+/// The create/read/destroy triple that `CHoardCodecs` offers for each format, driven from one place.
+struct NativeDecoder: Sendable {
+    typealias Create =
+        @convention(c) (
+            UnsafePointer<UInt8>?, Int, UnsafePointer<hoard_decode_options>?,
+            UnsafeMutablePointer<hoard_image_info>?, UnsafeMutablePointer<hoard_codec_result>?
+        ) -> OpaquePointer?
+    typealias Read =
+        @convention(c) (
+            OpaquePointer?, UnsafeMutablePointer<UInt8>?, Int, UnsafeMutablePointer<hoard_codec_result>?
+        ) -> Int32
+    typealias Destroy = @convention(c) (OpaquePointer?) -> Void
+    /// How the stored pixels must be turned, read from a created decoder.
+    typealias ReadOrientation = @Sendable (OpaquePointer) -> Image.Orientation
+
+    let format: ImageFormat
+    let create: Create
+    let read: Read
+    let destroy: Destroy
+    let orientation: ReadOrientation
+
+    static let png = NativeDecoder(
+        format: .png, create: hoard_png_decoder_create, read: hoard_png_decoder_read,
+        destroy: hoard_png_decoder_destroy, orientation: { _ in .up })
+    static let jpeg = NativeDecoder(
+        format: .jpeg, create: hoard_jpeg_decoder_create, read: hoard_jpeg_decoder_read,
+        destroy: hoard_jpeg_decoder_destroy, orientation: { exifOrientation($0, hoard_jpeg_decoder_exif) })
+    static let webp = NativeDecoder(
+        format: .webp, create: hoard_webp_decoder_create, read: hoard_webp_decoder_read,
+        destroy: hoard_webp_decoder_destroy, orientation: { exifOrientation($0, hoard_webp_decoder_exif) })
+    static let gif = NativeDecoder(
+        format: .gif, create: hoard_gif_decoder_create, read: hoard_gif_decoder_read,
+        destroy: hoard_gif_decoder_destroy, orientation: { _ in .up })
+    static let avif = NativeDecoder(
+        format: .avif, create: hoard_avif_decoder_create, read: hoard_avif_decoder_read,
+        destroy: hoard_avif_decoder_destroy, orientation: avifOrientation)
+
+    static func forFormat(_ format: ImageFormat) -> NativeDecoder {
+        switch format {
+        case .png: .png
+        case .jpeg: .jpeg
+        case .webp: .webp
+        case .gif: .gif
+        case .avif: .avif
+        }
+    }
+
+    /// Decodes `data`: header first (limit checked there), then the pixels straight into the
+    /// array that the image keeps.
+    ///
+    /// - Returns: The image as decoded (before orientation, and smaller than declared when DCT
+    ///   or WebP scaling applied), the size its header declares (also before orientation), its
+    ///   orientation (EXIF for JPEG and WebP, `irot`/`imir` for AVIF), and the warnings.
+    func decode(_ data: Data, options: Image.DecodingOptions) throws(ImageError)
+        -> (image: Image, declaredWidth: Int, declaredHeight: Int, orientation: Image.Orientation, warnings: [String])
+    {
+        var nativeOptions = hoard_decode_options(
+            // At least 1: the C layer reads 0 as "no limit", which a caller's 0 does not mean.
+            max_pixels: UInt64(max(1, options.maximumPixelCount)),
+            scale_denominator: 1,
+            target_size: UInt32(clamping: max(0, options.targetSize ?? 0)),
+            allow_truncated: options.allowsTruncatedData ? 1 : 0,
+            warnings_are_errors: options.treatsWarningsAsErrors ? 1 : 0,
+            max_scans: UInt32(clamping: max(0, options.maximumScanCount)),
+            progressive_reading: options.progressiveReading.native)
+        var info = hoard_image_info()
+        var result = hoard_codec_result()
+        let outcome: Result<(Image, Image.Orientation), ImageError> = data.withUnsafeBytes { raw in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            guard let base = bytes.baseAddress, !bytes.isEmpty else { return .failure(.emptyData) }
+            guard let decoder = create(base, bytes.count, &nativeOptions, &info, &result) else {
+                return .failure(result.imageError(format, info: info, options: options))
+            }
+            defer { destroy(decoder) }
+            let orientation = self.orientation(decoder)
+            guard let pixelFormat = Image.PixelFormat(channelCount: Int(info.channels)),
+                info.width > 0, info.height > 0
+            else {
+                return .failure(
+                    .unsupported(format, message: "\(info.channels) channels of \(info.width) x \(info.height)"))
+            }
+            let (area, areaOverflow) = Int(info.width).multipliedReportingOverflow(by: Int(info.height))
+            let (count, countOverflow) = area.multipliedReportingOverflow(by: Int(info.channels))
+            guard !areaOverflow, !countOverflow else {
+                return .failure(
+                    .tooLarge(
+                        format, width: Int(info.declared_width), height: Int(info.declared_height),
+                        maximumPixelCount: options.maximumPixelCount))
+            }
+            var status = Int32(HOARD_CODEC_OK.rawValue)
+            let pixels = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+                status = read(decoder, buffer.baseAddress, count, &result)
+                // Trivial bytes: on failure the array is dropped unread.
+                initialized = count
+            }
+            guard status == Int32(HOARD_CODEC_OK.rawValue) else {
+                return .failure(result.imageError(format, info: info, options: options))
+            }
+            let image = Image(unchecked: Int(info.width), height: Int(info.height), format: pixelFormat, pixels: pixels)
+            return .success((image, orientation))
+        }
+        let (image, orientation) = try outcome.get()
+        // The header's size, as the C layer read it before choosing a DCT scale.
+        let declaredWidth = info.declared_width > 0 ? Int(info.declared_width) : image.width
+        let declaredHeight = info.declared_height > 0 ? Int(info.declared_height) : image.height
+        return (image, declaredWidth, declaredHeight, orientation, result.warningLines)
+    }
+
+    /// The orientation tag of the Exif block a JPEG or WebP decoder found, else ``Image/Orientation/up``.
+    private static func exifOrientation(
+        _ decoder: OpaquePointer,
+        _ exif: (OpaquePointer?, UnsafeMutablePointer<UnsafePointer<UInt8>?>?, UnsafeMutablePointer<Int>?) -> Int32
+    ) -> Image.Orientation {
+        var bytes: UnsafePointer<UInt8>?
+        var length = 0
+        guard exif(decoder, &bytes, &length) == 1, let bytes else { return .up }
+        return ExifOrientationReader.orientation(in: UnsafeBufferPointer(start: bytes, count: length)) ?? .up
+    }
+
+    /// The orientation an AVIF's `irot` and `imir` give (after its `clap` crop, which the C layer
+    /// applies). Its Exif orientation, if any, is ignored, as MIAF requires.
+    private static func avifOrientation(_ decoder: OpaquePointer) -> Image.Orientation {
+        var turns: Int32 = 0
+        var axis: Int32 = -1
+        hoard_avif_decoder_transform(decoder, &turns, &axis)
+        return Image.Orientation(quarterTurnsAnticlockwise: Int(turns), mirrorAxis: axis < 0 ? nil : Int(axis))
+    }
+}
+
+extension hoard_codec_result {
+    /// The library's message for a failed call.
+    var messageText: String { Self.text(of: message) }
+
+    /// One element per warning the library emitted (as much as the C buffer kept).
+    var warningLines: [String] {
+        Self.text(of: warnings).split(separator: "\n").map(String.init)
+    }
+
+    func imageError(_ format: ImageFormat, info: hoard_image_info, options: Image.DecodingOptions) -> ImageError {
+        switch UInt32(bitPattern: status) {
+        case HOARD_CODEC_TOO_LARGE.rawValue:
+            .tooLarge(
+                format, width: Int(info.declared_width), height: Int(info.declared_height),
+                maximumPixelCount: options.maximumPixelCount)
+        case HOARD_CODEC_TRUNCATED.rawValue: .truncated(format, message: messageText)
+        case HOARD_CODEC_OUT_OF_MEMORY.rawValue: .outOfMemory(format, message: messageText)
+        case HOARD_CODEC_UNSUPPORTED.rawValue: .unsupported(format, message: messageText)
+        default: .malformed(format, message: messageText)
+        }
+    }
+
+    private static func text<T>(of tuple: T) -> String {
+        withUnsafeBytes(of: tuple) { raw in
+            let end = raw.firstIndex(of: 0) ?? raw.count
+            return String(decoding: raw[..<end], as: UTF8.self)
+        }
+    }
+}
