@@ -2,13 +2,12 @@
 #include "CHoardSupport.h"
 
 // Why not memcpy: for blocks above a few KiB, glibc (2.36, Debian 12) copies with `rep movsb`, which
-// on AMD Zen CPUs runs at a tenth of its speed or less for some distances between source and
-// destination modulo 4 KiB (glibc bug 30994); on this project's EPYC test machine, a destination
-// just below the source. A payload copied out of a record, from the
-// record's header length onwards into a new allocation next to the record's, lands there on every
-// call: 64 KiB moved at 3.4 GB/s instead of 57 GB/s on this project's test machine. Whole 64-byte
-// blocks through vector registers run at full speed at any offset. `no_builtin` keeps the compiler
-// from turning the loop back into a call to memcpy.
+// on some AMD Zen CPUs runs at a small fraction of its speed for some distances between source and
+// destination modulo 4 KiB (glibc bug 30994), among them a destination just below the source. A
+// payload copied out of a record, from the record's header length onwards into a new allocation
+// next to the record's, lands there on every call (Benchmarks/RESULTS.md, "Figures behind the
+// source's choices"). Whole 64-byte blocks through vector registers run at full speed at any
+// offset. `no_builtin` keeps the compiler from turning the loop back into a call to memcpy.
 __attribute__((no_builtin("memcpy"))) void hoard_copy_bytes(void *restrict destination, const void *restrict source,
                                                             size_t count) {
     unsigned char *to = destination;

@@ -4,7 +4,7 @@ import HoardSystem
 extension Double {
     /// The value with `decimals` digits after the point, rounded half away from zero: what
     /// `String(format: "%.Nf")` prints, but for exact halves, without Foundation's formatter,
-    /// whose first use costs about 0.3 ms, a tenth of a cached rerun's work.
+    /// whose first use in a process is a noticeable part of a cached rerun's work.
     ///
     /// ```swift
     /// 2.345.fixed(decimals: 1)  // "2.3"

@@ -4,47 +4,16 @@ import Logging
 
 /// A cache of byte blobs in one folder, safe to share between threads and between processes.
 ///
-/// Every entry is a **record**: a header (see `CacheRecord.Header`) holding the full key,
-/// creation and expiration dates, the payload length and CRC-32C checksums, then the key and the
-/// payload. An **index**, the SQLite database `index.sqlite` in the folder (WAL mode), has one row
-/// per entry, keyed by the SHA-256 of its key: the key, the record's length, its dates, when it was
-/// last used, and where the record is: inside the row when it is under 2 KiB, in a shared segment
-/// file (`segment-<id>`) up to ``Configuration/inlineEntryLimit`` bytes (68 KiB by default), so
-/// that storing a small entry creates no file. A larger record is a file
-/// named by the SHA-256 of its key (lowercase hex) in a subfolder named by its first two hex
-/// digits: `<directory>/3f/3fa1…`. Keys are never part of a path, so any string
-/// (`"../../etc/passwd"`, `"/"`, a NUL, emoji, 64 KiB of text) is a valid key. A record that does
-/// not verify is a miss, is removed, and is logged. Wrong bytes are never returned.
-/// <doc:DiskFormat> describes the format and what a crash at any moment leaves.
+/// Any string is a key (keys never become paths). Every entry is a checksummed record, indexed in
+/// a SQLite database in the folder; a record that does not verify is a miss, is removed and
+/// logged: wrong bytes are never returned. Readers in any process see the old entry, the new one
+/// or a miss, and never wait for a writer; a writer waits for another at most
+/// ``Configuration/writeLockTimeout``. The folder stays within ``Configuration/sizeLimit`` plus
+/// ``Configuration/slackByteCount``, trimmed by recency. The cache deletes or overwrites only
+/// what it made, never through a symbolic link.
 ///
-/// **Parts.** This type is a façade: the folder (`CacheFolder`), the index (`DiskIndex`, which
-/// holds every SQL statement), the segment store (`SegmentStore`), the file store (`FileStore`),
-/// reading and writing records (`RecordReader`, `RecordWriter`, over the codec `CacheRecord` the
-/// Redis tier shares) and maintenance (`Maintenance`, `Reconciler`) each own their state and keep
-/// one invariant, listed in <doc:DiskFormat>.
-///
-/// **Ownership.** The cache deletes and overwrites only what it made: its index, entry files
-/// (regular files with entry names in shard folders), segment files and its own temporary files,
-/// through descriptors opened without following symbolic links. It never removes a folder, and
-/// refuses a folder it did not make (see ``init(directory:configuration:)``).
-///
-/// **Writes** of a small record are one SQLite transaction (a record in a segment is appended under
-/// its write lock). A large record goes to a locked temporary file in `<directory>/tmp/`, written in
-/// full, then renamed over the entry and its row written in one transaction: a file becomes visible
-/// only with its row. Readers (in any process) see the old entry, the new one or a miss, never a
-/// mix, and never wait for a writer; a writer waits for another at most
-/// ``Configuration/writeLockTimeout``. Nothing is `fsync`ed: a power cut may lose the last writes,
-/// a torn file fails its checks, and a damaged index is rebuilt.
-///
-/// **Size** is bounded by ``Configuration/sizeLimit`` in bytes on disk (records, dead ones in
-/// segments included, and the index), counted in the index by every process: a write that finds
-/// the count over the limit trims (gives back dead space, then removes least recently used entries
-/// down to the low-water mark). The folder stays within the limit plus
-/// ``Configuration/slackByteCount`` and the writes in flight.
-///
-/// **Recency** is the row's last-use date: a write sets it, and a read hit sets it again when it is
-/// older than ``Configuration/recencyUpdateInterval``. A read of a small entry therefore costs one
-/// indexed lookup and a checksum pass, plus one small write transaction per entry per interval.
+/// This type is a façade over parts that each own their state and keep one invariant; the
+/// format, the parts, the size bound and what a crash at any moment leaves are in <doc:DiskFormat>.
 ///
 /// ```swift
 /// let cache = try DiskCache(directory: URL(filePath: "/var/cache/app/blobs"))

@@ -12,8 +12,8 @@ import Foundation
 ///
 /// Why `@usableFromInline` and `@inlinable`: the cache's operations are inlinable so that a client
 /// module specializes them for its `Key` and `Value`. Unspecialized, every operation looks up
-/// generic type metadata several times and runs about five times slower (measured: 2 M instead of
-/// 11 M hits per second). None of this is API: `@usableFromInline` symbols stay internal.
+/// generic type metadata several times and runs several times slower (Benchmarks/RESULTS.md).
+/// None of this is API: `@usableFromInline` symbols stay internal.
 @usableFromInline
 struct MemoryCacheStorage<Key: Hashable, Value> {
     /// One cached value.

@@ -9,8 +9,8 @@ import HoardCore
 ///
 /// Summing vertically first keeps the widest loop a plain multiply-add over contiguous floats,
 /// which the compiler vectorises whatever the pixel format, and the working set a few rows: the
-/// horizontal-first version this replaced wrote and reread a whole `Float` image in between
-/// (`HoardMeasure resize`, 320 x 200 -> 256 x 160 Catmull-Rom: 732 -> 290 µs).
+/// horizontal-first version this replaced wrote and reread a whole `Float` image in between, and
+/// took more than twice as long (`HoardMeasure resize`; Benchmarks/RESULTS.md).
 struct Resampler {
     let source: Image
     let horizontal: Kernel

@@ -35,8 +35,8 @@ final class DiskIndex: Sendable {
     static let companionSuffixes = ["-wal", "-shm", "-journal"]
     /// How often a process checks that the database file is still the one its connections opened.
     static let identityCheckInterval: Duration = .seconds(1)
-    /// The database's page size, set when it is created: SQLite's default. 8 KiB pages read a 64 KiB record
-    /// 12% faster and store 1 KiB and 16 KiB records 25-35% slower (Benchmarks/RESULTS.md).
+    /// The database's page size, set when it is created: SQLite's default. Larger pages read large
+    /// records a little faster and store small ones markedly slower (Benchmarks/RESULTS.md).
     static let pageByteCount = 4096
 
     /// The schema this version writes, kept in `PRAGMA user_version`: 1 kept every small record
@@ -404,7 +404,7 @@ final class DiskIndex: Sendable {
         // nothing committed (the log is in the kernel's page cache), a power cut or system crash may
         // lose the last commits or damage the database, which is then rebuilt (see the DocC article
         // "The disk format and its crash story"). With `synchronous = NORMAL` every checkpoint
-        // fsyncs, and a 16 KiB store on ext4 took twice as long (Benchmarks/RESULTS.md).
+        // fsyncs, which slows small stores on ext4 (Benchmarks/RESULTS.md).
         // Reads of the database file use read(2), not a memory map: a file cut short under a
         // mapping kills the process with SIGBUS, where a read gives an error and a rebuild. The
         // write-ahead log is checkpointed at half its limit, and cut back to it after each
