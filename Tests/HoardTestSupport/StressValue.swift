@@ -20,10 +20,10 @@ public enum StressValue {
         // The payload: SplitMix64 words, little-endian, the last one cut short. Generated into an
         // array of words and appended in one copy, which is fast even in a debug build (values of
         // several MiB are common in the kill test).
-        var generator = seed(key: keyBytes, version: version)
+        var generator = SplitMix64(seed: seed(key: keyBytes, version: version))
         var words = [UInt64](repeating: 0, count: (byteCount + 7) / 8)
         words.withUnsafeMutableBufferPointer { buffer in
-            for index in buffer.indices { buffer[index] = next(&generator).littleEndian }
+            for index in buffer.indices { buffer[index] = generator.next().littleEndian }
         }
         var data = Data(capacity: bytes.count + byteCount)
         data.append(contentsOf: bytes)
@@ -51,14 +51,5 @@ public enum StressValue {
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325
         for byte in key { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
         return hash ^ (version &* 0x9E37_79B9_7F4A_7C15)
-    }
-
-    /// SplitMix64.
-    private static func next(_ state: inout UInt64) -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

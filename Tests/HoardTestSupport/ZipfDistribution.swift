@@ -4,13 +4,16 @@ import Foundation
 ///
 /// Sampling inverts the cumulative distribution with a binary search, so it is exact for any skew
 /// (including 1) at O(log *n*) per sample.
-struct ZipfDistribution {
-    let keyCount: Int
-    let skew: Double
+public struct ZipfDistribution: Sendable {
+    /// How many ranks there are.
+    public let keyCount: Int
+    /// The exponent *s*.
+    public let skew: Double
     /// `cumulative[k]` is the probability of a rank at most `k`.
     private let cumulative: [Double]
 
-    init(keyCount: Int, skew: Double) {
+    /// The distribution over `keyCount` ranks with exponent `skew`.
+    public init(keyCount: Int, skew: Double) {
         precondition(keyCount > 0, "a Zipf distribution needs at least one key")
         self.keyCount = keyCount
         self.skew = skew
@@ -25,7 +28,7 @@ struct ZipfDistribution {
     }
 
     /// A rank in `0..<keyCount`; rank 0 is the most popular.
-    func sample(using generator: inout some RandomNumberGenerator) -> Int {
+    public func sample(using generator: inout some RandomNumberGenerator) -> Int {
         let target = Double.random(in: 0..<1, using: &generator)
         var low = 0
         var high = keyCount - 1
@@ -41,7 +44,7 @@ struct ZipfDistribution {
     }
 
     /// `length` ranks drawn from the distribution with a generator seeded by `seed`.
-    func trace(length: Int, seed: UInt64) -> [Int] {
+    public func trace(length: Int, seed: UInt64) -> [Int] {
         var generator = SplitMix64(seed: seed)
         return (0..<length).map { _ in sample(using: &generator) }
     }
