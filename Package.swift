@@ -139,6 +139,11 @@ let package = Package(
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
         ),
+        // HoardSystem on its own: system calls, folders, the lock, SHA-256.
+        .testTarget(
+            name: "HoardSystemTests",
+            dependencies: ["HoardSystem"]
+        ),
         // End-to-end tests of the hoard tool: the built binary against an HTTP server on 127.0.0.1; and
         // unit tests of its HTTP freshness rules.
         .testTarget(
