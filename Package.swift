@@ -161,8 +161,8 @@ let package = Package(
             ]
         ),
         // A small RESP2 (Redis) client on SwiftNIO, for the Redis cache tier. Protocol/ imports only the
-        // standard library (the RESP fuzz harness compiles it alone); Client/ takes ThreadSanitizer's
-        // annotation from HoardSystem.
+        // standard library and HoardSystem's InvalidValueError (the RESP fuzz harness compiles it with
+        // that one file); Client/ takes ThreadSanitizer's annotation from HoardSystem.
         .target(
             name: "HoardRESP",
             dependencies: [

@@ -7,8 +7,8 @@
 // that parse back to it, and encode the same way twice; `feed` must never report more bytes
 // consumed than it was given; an error's offset lies within the bytes given.
 //
-// Compiled as one module with Sources/HoardRESP/Protocol/*.swift and FuzzSupport.swift (no import:
-// the Protocol files depend on the standard library only).
+// Compiled as one module with Sources/HoardRESP/Protocol/*.swift, Sources/HoardSystem/InvalidValueError.swift
+// and FuzzSupport.swift (no import: those files depend on the standard library only).
 //
 // With HOARD_FUZZ_WRITE_SEEDS=<folder>, it writes RESP replies of the kinds Redis sends into that
 // folder instead (the seed corpus), and exits.

@@ -1,4 +1,5 @@
 import Foundation
+import HoardSystem
 
 /// When a cached value stops being valid.
 ///

@@ -1,6 +1,7 @@
 import Foundation
 import HoardCore
 import HoardRESP
+import HoardSystem
 import Logging
 
 extension RedisTier {
@@ -69,7 +70,7 @@ extension RedisTier {
         ///   - password: The password for `AUTH` (read it from the environment, never from a
         ///     command line), or `nil`.
         ///   - timeout: The deadline for connecting and for each command (default 2 seconds).
-        /// - Throws: ``RedisClientError/invalidValue(field:value:requirement:)`` for a URL that does
+        /// - Throws: ``RedisClientError/invalidValue(_:)`` for a URL that does
         ///   not parse (shown without its credentials).
         public init(
             urls: [String], namespace: String = "default", password: String? = nil, timeout: Duration = .seconds(2)
@@ -90,7 +91,8 @@ extension RedisTier {
         /// - Throws: ``RedisTierError/invalidValue(_:)`` naming the field.
         func validate() throws(RedisTierError) {
             func refuse(_ field: String, _ value: String, _ requirement: String) -> RedisTierError {
-                .invalidValue(field: "RedisTier.Configuration.\(field)", value: value, requirement: requirement)
+                .invalidValue(
+                    InvalidValueError(field: "RedisTier.Configuration.\(field)", value: value, requirement: requirement))
             }
             guard !servers.isEmpty else { throw refuse("servers", "[]", "at least one server") }
             for server in servers {

@@ -69,7 +69,7 @@ public final class RedisTier: SharedCacheTier {
 
     /// A tier on the servers `configuration` lists; nothing is connected until the first command.
     ///
-    /// - Throws: ``RedisTierError/invalidValue(field:value:requirement:)`` for a field it cannot
+    /// - Throws: ``RedisTierError/invalidValue(_:)`` for a field it cannot
     ///   use; ``RedisTierError/client(_:)`` when a server's settings cannot be loaded (a TLS
     ///   certificate file).
     public init(configuration: Configuration) throws(RedisTierError) {

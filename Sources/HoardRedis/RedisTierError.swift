@@ -1,4 +1,5 @@
 import HoardRESP
+import HoardSystem
 
 /// Why a ``RedisTier`` could not be made, or (in ``RedisTier/checkReachable()``) why a server
 /// cannot be used.
@@ -7,7 +8,7 @@ import HoardRESP
 /// misses and writes are dropped.
 public enum RedisTierError: Error, Sendable {
     /// A configuration field the tier cannot use.
-    case invalidValue(field: String, value: String, requirement: String)
+    case invalidValue(InvalidValueError)
     /// The client refused its configuration (an unreadable TLS certificate, a bad URL).
     case client(RedisClientError)
     /// A server did not answer `PING`: `server` is its address (without credentials).
@@ -17,8 +18,8 @@ public enum RedisTierError: Error, Sendable {
 extension RedisTierError: CustomStringConvertible {
     public var description: String {
         switch self {
-        case .invalidValue(let field, let value, let requirement):
-            "\(field) must be \(requirement), not \(value)"
+        case .invalidValue(let error):
+            "\(error)"
         case .client(let error):
             "\(error)"
         case .unreachable(let server, let error):

@@ -22,8 +22,8 @@ struct RedisTierLimitsTests {
         #expect {
             try configuration.validate()
         } throws: { error in
-            guard case .invalidValue(let field, let value, _) = error as? RedisTierError else { return false }
-            return field == "RedisTier.Configuration.maximumValueByteCount" && value == "\((1 << 20) - 63)"
+            guard case .invalidValue(let invalid) = error as? RedisTierError else { return false }
+            return invalid.field == "RedisTier.Configuration.maximumValueByteCount" && invalid.value == "\((1 << 20) - 63)"
         }
         #expect(throws: RedisTierError.self) { try RedisTier(configuration: configuration) }
     }

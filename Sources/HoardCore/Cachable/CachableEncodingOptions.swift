@@ -1,4 +1,5 @@
 import Foundation
+import HoardSystem
 
 /// The settings a cache hands to ``Cachable/encode(with:)``: one value per
 /// ``CachableEncodingOption``, each declared by the module whose types read it (the JPEG quality

@@ -1,4 +1,5 @@
 import Foundation
+import HoardSystem
 import Logging
 
 extension DiskCache {

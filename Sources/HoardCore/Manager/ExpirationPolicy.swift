@@ -1,4 +1,5 @@
 import Foundation
+import HoardSystem
 
 /// An age after which a cached value counts as expired when it is read, on top of each entry's
 /// own ``Expiry``.

@@ -1,5 +1,6 @@
 import CoreMetrics
 import Foundation
+import HoardSystem
 import Logging
 
 extension Hoard {

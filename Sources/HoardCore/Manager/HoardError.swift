@@ -1,3 +1,5 @@
+import HoardSystem
+
 /// Why a ``Hoard`` operation failed.
 public enum HoardError: Error, Sendable {
     /// The value stored for `key` is of another type than the one asked for; nothing was decoded.

@@ -1,5 +1,6 @@
 import Foundation
 import HoardCore
+import HoardSystem
 
 extension Image {
     /// Decodes a PNG, JPEG, WebP, GIF or AVIF file.

@@ -1,6 +1,7 @@
 import CHoardCodecs
 import Foundation
 import HoardCore
+import HoardSystem
 
 extension Image {
     /// The JPEG quality used when none is given: 90.

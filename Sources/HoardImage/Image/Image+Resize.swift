@@ -1,4 +1,5 @@
 import HoardCore
+import HoardSystem
 
 extension Image {
     /// Returns the image scaled down so that its longest side is at most `box`, aspect ratio kept.

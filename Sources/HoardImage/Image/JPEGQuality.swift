@@ -1,5 +1,6 @@
 import Foundation
 import HoardCore
+import HoardSystem
 
 /// The JPEG quality, 1...100, of the opaque ``Image`` values a cache stores (default 90,
 /// ``Image/cacheJPEGQuality``); images with alpha are PNG.

@@ -1,4 +1,5 @@
 import HoardCore
+import HoardSystem
 
 #if canImport(Glibc)
     import Glibc

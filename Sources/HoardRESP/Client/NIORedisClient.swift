@@ -1,3 +1,4 @@
+import HoardSystem
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
@@ -62,7 +63,7 @@ public final class NIORedisClient: RedisCommandExecuting {
     ///   - eventLoopGroup: The group whose next loop every connection of this client runs on
     ///     (``taskExecutor`` runs jobs there); NIO's shared singleton by default. The caller owns
     ///     it: the client never shuts it down.
-    /// - Throws: ``RedisClientError/invalidValue(field:value:requirement:)`` for a field
+    /// - Throws: ``RedisClientError/invalidValue(_:)`` for a field
     ///   ``RedisConfiguration/validate()`` refuses; ``RedisClientError/tlsFailed(host:port:underlying:)``
     ///   when the TLS settings cannot be loaded (an unreadable or invalid certificate file).
     /// - Complexity: O(1), plus reading the certificate file with TLS.
@@ -111,14 +112,15 @@ public final class NIORedisClient: RedisCommandExecuting {
     ///
     /// - Parameter command: The command's name and arguments; not empty.
     /// - Returns: The reply; a top-level error reply is thrown instead.
-    /// - Throws: ``RedisClientError``: ``RedisClientError/invalidValue(field:value:requirement:)``
+    /// - Throws: ``RedisClientError``: ``RedisClientError/invalidValue(_:)``
     ///   for an empty command; connect, TLS, authentication and timeout errors; the server's error
     ///   reply (``RedisClientError/init(serverErrorMessage:command:)``); ``RedisClientError/clientClosed``
     ///   after ``close()``.
     /// - Complexity: One round trip, plus a connection when none is open.
     public func send(_ command: [RESPArgument]) async throws(RedisClientError) -> RESPValue {
         guard !command.isEmpty else {
-            throw .invalidValue(field: "command", value: "[]", requirement: "a command name and its arguments")
+            throw .invalidValue(
+                InvalidValueError(field: "command", value: "[]", requirement: "a command name and its arguments"))
         }
         let connection = try await usableConnection()
         switch await connection.reply(to: command) {

@@ -1,3 +1,5 @@
+import HoardSystem
+
 /// Why a Redis command, or the connection it needed, failed.
 ///
 /// Every case carries what a log needs to act on it (the host and port, the command's name,
@@ -21,8 +23,9 @@
 /// ``isConnectionOrServerFailure``.
 public enum RedisClientError: Error, Sendable {
     /// A value given by the caller cannot be used: a configuration field, a URL, a command's
-    /// argument. `value` is the value as text (a URL with its password replaced by `***`).
-    case invalidValue(field: String, value: String, requirement: String)
+    /// argument. The error's `value` is the value as text (a URL with its password replaced by
+    /// `***`).
+    case invalidValue(InvalidValueError)
     /// No TCP connection to `host`:`port` could be made (refused, unreachable, no such host).
     case connectFailed(host: String, port: Int, underlying: any Error)
     /// Connecting (TCP, TLS, `AUTH` and `SELECT`) took longer than `timeout`.
@@ -102,7 +105,7 @@ extension RedisClientError {
     /// `true` for connecting, TLS, timeouts, closed connections, authentication, protocol errors,
     /// replies over the size limit, `OOM`, and the server errors that say the server cannot serve
     /// now (`LOADING`, `BUSY`, `MASTERDOWN`, `READONLY`, `TRYAGAIN`, `CLUSTERDOWN`, `NOREPLICAS`);
-    /// `false` for ``invalidValue(field:value:requirement:)``, other server errors (a wrong
+    /// `false` for ``invalidValue(_:)``, other server errors (a wrong
     /// command, `WRONGTYPE`, `NOSCRIPT`, a script error), ``unexpectedReply(command:expected:received:)``
     /// and ``clientClosed``.
     ///
@@ -131,8 +134,8 @@ extension RedisClientError: CustomStringConvertible {
     /// What failed, where and why, in one sentence; never the password or a command's arguments.
     public var description: String {
         switch self {
-        case .invalidValue(let field, let value, let requirement):
-            "\(field) must be \(requirement), got \(value)"
+        case .invalidValue(let error):
+            "\(error)"
         case .connectFailed(let host, let port, let underlying):
             "Cannot connect to Redis at \(Self.address(host, port)): \(underlying)"
         case .connectTimedOut(let host, let port, let timeout):

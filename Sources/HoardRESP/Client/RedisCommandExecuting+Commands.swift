@@ -1,3 +1,5 @@
+import HoardSystem
+
 /// The commands Hoard's Redis tier uses, typed: each sends one command with ``send(_:)`` and
 /// checks the reply's type.
 extension RedisCommandExecuting {
@@ -49,7 +51,7 @@ extension RedisCommandExecuting {
     ///   - onlyIfAbsent: Store only if the key does not exist (`NX`).
     /// - Returns: Whether the value was stored: always `true` without `onlyIfAbsent`; `false`
     ///   when `onlyIfAbsent` and the key exists.
-    /// - Throws: ``RedisClientError/invalidValue(field:value:requirement:)`` for an expiration
+    /// - Throws: ``RedisClientError/invalidValue(_:)`` for an expiration
     ///   below 1; ``RedisClientError/outOfMemory(command:message:)`` when the server is full;
     ///   any other ``RedisClientError``.
     /// - Complexity: One round trip.
@@ -62,14 +64,16 @@ extension RedisCommandExecuting {
         case .after(let milliseconds)?:
             guard milliseconds >= 1 else {
                 throw .invalidValue(
-                    field: "SET expiration", value: "after \(milliseconds) ms", requirement: "at least 1 ms")
+                    InvalidValueError(
+                        field: "SET expiration", value: "after \(milliseconds) ms", requirement: "at least 1 ms"))
             }
             command += ["PX", RESPArgument(milliseconds)]
         case .at(let unixTimeMilliseconds)?:
             guard unixTimeMilliseconds >= 1 else {
                 throw .invalidValue(
-                    field: "SET expiration", value: "at Unix time \(unixTimeMilliseconds) ms", requirement: "at least 1"
-                )
+                    InvalidValueError(
+                        field: "SET expiration", value: "at Unix time \(unixTimeMilliseconds) ms",
+                        requirement: "at least 1"))
             }
             command += ["PXAT", RESPArgument(unixTimeMilliseconds)]
         case nil:
@@ -192,7 +196,7 @@ extension RedisCommandExecuting {
     ///   - pattern: A glob-style pattern keys must match (`*`, `?`, `[...]`), or `nil` for all.
     ///   - count: How much work the server does per page (a hint, not a page size), at least 1.
     /// - Returns: The page's keys and the next cursor.
-    /// - Throws: ``RedisClientError/invalidValue(field:value:requirement:)`` for a count
+    /// - Throws: ``RedisClientError/invalidValue(_:)`` for a count
     ///   below 1; any other ``RedisClientError``.
     /// - Complexity: One round trip.
     public func scan(
@@ -202,7 +206,7 @@ extension RedisCommandExecuting {
         if let pattern { command += ["MATCH", RESPArgument(pattern)] }
         if let count {
             guard count >= 1 else {
-                throw .invalidValue(field: "SCAN count", value: "\(count)", requirement: "at least 1")
+                throw .invalidValue(InvalidValueError(field: "SCAN count", value: "\(count)", requirement: "at least 1"))
             }
             command += ["COUNT", RESPArgument(count)]
         }

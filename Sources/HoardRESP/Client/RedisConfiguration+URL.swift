@@ -1,3 +1,5 @@
+import HoardSystem
+
 extension RedisConfiguration {
     /// A configuration read from a `redis://` or `rediss://` URL, with the defaults for what a
     /// URL does not hold (timeouts, maximum reply size).
@@ -13,7 +15,7 @@ extension RedisConfiguration {
     /// ```
     ///
     /// - Parameter url: The URL.
-    /// - Throws: ``RedisClientError/invalidValue(field:value:requirement:)`` with field
+    /// - Throws: ``RedisClientError/invalidValue(_:)`` with field
     ///   `"Redis URL"`, the URL with everything before its `@` replaced by `***`, and what is
     ///   wrong: another scheme, a query or fragment, an empty host, a port or database that is
     ///   not a number, an invalid percent escape. The rest is checked by ``validate()``.
@@ -21,7 +23,7 @@ extension RedisConfiguration {
     public init(url: String) throws(RedisClientError) {
         let shown = Self.redactingCredentials(url)
         func refuse(_ requirement: String) -> RedisClientError {
-            .invalidValue(field: "Redis URL", value: shown, requirement: requirement)
+            .invalidValue(InvalidValueError(field: "Redis URL", value: shown, requirement: requirement))
         }
         guard let separator = url.firstRange(of: "://") else {
             throw refuse("redis://[user[:password]@]host[:port][/database] or rediss://...")

@@ -1,3 +1,5 @@
+import HoardSystem
+
 /// Where a Redis server is and how to talk to it: address, database, credentials, TLS, deadlines
 /// and the largest reply accepted.
 ///
@@ -108,7 +110,7 @@ public struct RedisConfiguration: Sendable, Hashable {
     /// try configuration.validate()  // throws: RedisConfiguration.port must be between 1 and 65535, got 0
     /// ```
     ///
-    /// - Throws: ``RedisClientError/invalidValue(field:value:requirement:)`` naming the first
+    /// - Throws: ``RedisClientError/invalidValue(_:)`` naming the first
     ///   field that cannot be used: an empty host or one with spaces or control characters, a
     ///   port outside 1...65535, a negative database, an empty user name or one without a
     ///   password, a timeout that is not positive, a maximum reply size under 1 KiB, an empty
@@ -116,7 +118,7 @@ public struct RedisConfiguration: Sendable, Hashable {
     /// - Complexity: O(n) in the length of the host name.
     public func validate() throws(RedisClientError) {
         func refuse(_ field: String, _ value: String, _ requirement: String) -> RedisClientError {
-            .invalidValue(field: "RedisConfiguration.\(field)", value: value, requirement: requirement)
+            .invalidValue(InvalidValueError(field: "RedisConfiguration.\(field)", value: value, requirement: requirement))
         }
         guard !host.isEmpty, !host.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.value < 0x20 })
         else { throw refuse("host", "'\(host)'", "a host name or IP address without spaces") }

@@ -1,3 +1,4 @@
+import HoardSystem
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOSSL
@@ -107,7 +108,7 @@ final class RedisReplyHandler: ChannelInboundHandler {
     ///   - commandTimeout: The longest a command waits for its reply once written.
     ///   - maximumReplyByteCount: The largest reply accepted.
     ///   - failureBox: Where the first failure is recorded.
-    /// - Throws: ``RedisClientError/invalidValue(field:value:requirement:)`` when
+    /// - Throws: ``RedisClientError/invalidValue(_:)`` when
     ///   `maximumReplyByteCount` cannot be a parser limit.
     init(
         host: String, port: Int, commandTimeout: Duration, maximumReplyByteCount: Int,
@@ -124,8 +125,9 @@ final class RedisReplyHandler: ChannelInboundHandler {
                     maximumBulkStringLength: maximumReplyByteCount, maximumValueByteCount: maximumReplyByteCount))
         } catch {
             throw .invalidValue(
-                field: "RedisConfiguration.maximumReplyByteCount", value: "\(maximumReplyByteCount)",
-                requirement: "at least \(error.minimum)")
+                InvalidValueError(
+                    field: "RedisConfiguration.maximumReplyByteCount", value: "\(maximumReplyByteCount)",
+                    requirement: error.requirement))
         }
     }
 

@@ -1,5 +1,9 @@
-// This file imports nothing but the Swift standard library: the libFuzzer harness compiles the
-// files of Protocol/ alone.
+// This file imports nothing but the Swift standard library and, in the package, HoardSystem for
+// `InvalidValueError`: the libFuzzer harness compiles the files of Protocol/ alone, with that
+// error's one file.
+#if canImport(HoardSystem)
+    import HoardSystem
+#endif
 
 extension RESPParser {
     /// The bounds a ``RESPParser`` holds hostile input to: how long a bulk string, an array and
@@ -46,7 +50,7 @@ extension RESPParser {
         ///   - maximumDepth: The deepest array nesting, at least 1.
         ///   - maximumLineLength: The longest line, at least 21 (an `Int64` and its sign).
         ///   - maximumValueByteCount: The most bytes per top-level value, at least 3.
-        /// - Throws: ``RESPLimitError`` naming the first value below its minimum.
+        /// - Throws: `InvalidValueError` naming the first value below its minimum.
         /// - Complexity: O(1).
         public init(
             maximumBulkStringLength: Int = Limits.default.maximumBulkStringLength,
@@ -54,7 +58,7 @@ extension RESPParser {
             maximumDepth: Int = Limits.default.maximumDepth,
             maximumLineLength: Int = Limits.default.maximumLineLength,
             maximumValueByteCount: Int = Limits.default.maximumValueByteCount
-        ) throws(RESPLimitError) {
+        ) throws(InvalidValueError) {
             try Self.check(maximumBulkStringLength, atLeast: 0, "maximumBulkStringLength")
             try Self.check(maximumArrayLength, atLeast: 0, "maximumArrayLength")
             try Self.check(maximumDepth, atLeast: 1, "maximumDepth")
@@ -75,10 +79,8 @@ extension RESPParser {
             self.maximumValueByteCount = valueByteCount
         }
 
-        private static func check(_ value: Int, atLeast minimum: Int, _ name: String) throws(RESPLimitError) {
-            guard value >= minimum else {
-                throw RESPLimitError(field: "RESPParser.Limits.\(name)", value: value, minimum: minimum)
-            }
+        private static func check(_ value: Int, atLeast minimum: Int, _ name: String) throws(InvalidValueError) {
+            try InvalidValueError.check(value, atLeast: minimum, "RESPParser.Limits.\(name)")
         }
     }
 }

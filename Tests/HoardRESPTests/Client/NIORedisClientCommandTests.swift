@@ -85,11 +85,11 @@ struct NIORedisClientCommandTests {
             try await withClient(for: server) { client throws in
                 for expiration in [RedisExpiration.after(milliseconds: 0), .at(unixTimeMilliseconds: -5)] {
                     let error = await expectFailure { try await client.set("k", to: [1], expiration: expiration) }
-                    guard case .invalidValue(let field, _, _)? = error else {
+                    guard case .invalidValue(let invalid)? = error else {
                         Issue.record("unexpected \(String(describing: error))")
                         continue
                     }
-                    #expect(field == "SET expiration")
+                    #expect(invalid.field == "SET expiration")
                 }
                 let error = await expectFailure { try await client.scan(cursor: 0, count: 0) }
                 guard case .invalidValue? = error else {

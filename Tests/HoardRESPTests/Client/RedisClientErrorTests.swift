@@ -43,7 +43,7 @@ struct RedisClientErrorTests {
         ]
         for error in failures { #expect(error.isConnectionOrServerFailure, "\(error)") }
         let mistakes: [RedisClientError] = [
-            .invalidValue(field: "f", value: "v", requirement: "r"), .server(command: "GET", message: "WRONGTYPE x"),
+            .invalidValue(InvalidValueError(field: "f", value: "v", requirement: "r")), .server(command: "GET", message: "WRONGTYPE x"),
             .server(command: "EVALSHA", message: "NOSCRIPT x"),
             .unexpectedReply(command: "GET", expected: "a", received: "b"),
             .clientClosed,

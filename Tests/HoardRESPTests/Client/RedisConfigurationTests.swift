@@ -48,12 +48,12 @@ struct RedisConfigurationTests {
             _ = try RedisConfiguration(url: url)
             Issue.record("accepted \(url)")
         } catch {
-            guard case .invalidValue(let field, let value, _) = error else {
+            guard case .invalidValue(let invalid) = error else {
                 Issue.record("unexpected \(error)")
                 return
             }
-            #expect(field == "Redis URL")
-            #expect(!value.contains("hunter2") && !value.contains("hunt%2"))
+            #expect(invalid.field == "Redis URL")
+            #expect(!invalid.value.contains("hunter2") && !invalid.value.contains("hunt%2"))
             #expect(!error.description.contains("hunter2") && !error.description.contains("hunt%2"))
         }
     }
@@ -101,11 +101,11 @@ struct RedisConfigurationTests {
             do {
                 try configuration.validate()
             } catch {
-                guard case .invalidValue(let name, _, _) = error else {
+                guard case .invalidValue(let invalid) = error else {
                     Issue.record("\(field): \(error)")
                     continue
                 }
-                #expect(name == "RedisConfiguration.\(field)")
+                #expect(invalid.field == "RedisConfiguration.\(field)")
                 #expect(!error.description.contains("hunter2"))
             }
             #expect(throws: RedisClientError.self) { try NIORedisClient(configuration: configuration) }

@@ -197,14 +197,19 @@ struct RESPParserTests {
 
     @Test("refuses limits below their minimums, naming them")
     func refusesBadLimits() {
-        #expect(throws: RESPLimitError(field: "RESPParser.Limits.maximumDepth", value: 0, minimum: 1)) {
+        #expect(
+            throws: InvalidValueError(field: "RESPParser.Limits.maximumDepth", value: "0", requirement: "at least 1")
+        ) {
             try RESPParser.Limits(maximumDepth: 0)
         }
-        #expect(throws: RESPLimitError(field: "RESPParser.Limits.maximumBulkStringLength", value: -1, minimum: 0)) {
+        #expect(
+            throws: InvalidValueError(
+                field: "RESPParser.Limits.maximumBulkStringLength", value: "-1", requirement: "at least 0")
+        ) {
             try RESPParser.Limits(maximumBulkStringLength: -1)
         }
-        #expect(throws: RESPLimitError.self) { try RESPParser.Limits(maximumLineLength: 20) }
-        #expect(throws: RESPLimitError.self) { try RESPParser.Limits(maximumValueByteCount: 2) }
+        #expect(throws: InvalidValueError.self) { try RESPParser.Limits(maximumLineLength: 20) }
+        #expect(throws: InvalidValueError.self) { try RESPParser.Limits(maximumValueByteCount: 2) }
     }
 
     @Test("feed reports how many of the given bytes ended values")

@@ -3,8 +3,13 @@
 ///
 /// Caches are configured from settings files and command lines, so a bad value is input, not a
 /// programming error: every public initializer and function that takes such a value checks it
-/// and throws this (wrapped in the caller's error type: ``HoardError/invalidValue(_:)``,
-/// ``DiskCacheError/invalidValue(_:)``, ``ImageError/invalidValue(_:)``) instead of trapping.
+/// and throws this (wrapped in the caller's error type: `HoardError.invalidValue`,
+/// `DiskCacheError.invalidValue`, `ImageError.invalidValue`, `RedisClientError.invalidValue`,
+/// `RedisTierError.invalidValue`) instead of trapping. It is the one spelling of the error in every
+/// module, from the Redis protocol's parser limits up; `import Hoard` and `import HoardRESP` bring it.
+///
+/// This file imports nothing but the standard library: the Redis protocol's fuzz harness compiles it
+/// with `HoardRESP/Protocol` alone.
 ///
 /// ```swift
 /// var configuration = Hoard.Configuration(name: "thumbnails")
