@@ -53,7 +53,7 @@ extension Hoard {
             logger.warning(
                 "Cannot read the cached value; fetching", metadata: ["key": .string(key), "error": "\(error)"])
         }
-        let outcome = try await encodedFlights.run(key: key, onJoin: { monitor.record(.fetchCoalesced(key: key)) }) {
+        let outcome = try await flights.run(key: key, onJoin: { monitor.record(.fetchCoalesced(key: key)) }) {
             [self] ticket in
             try await coordinatedFetch(
                 forKey: key,
@@ -63,11 +63,11 @@ extension Hoard {
                         value: StoredValue(
                             value: found.value, typeName: typeName, cachedAt: found.cachedAt,
                             expiresAt: found.expiresAt),
-                        source: found.source)
+                        source: found.source, isEncoded: true)
                 },
                 fetch: { [self] in
                     let bytes = try await runFetch(forKey: key, fetch)
-                    var stored: (cachedAt: Date, expiresAt: Date?)?
+                    var stored: Written?
                     var storeError: HoardError?
                     if ticket.isCurrent {
                         do {
@@ -83,12 +83,10 @@ extension Hoard {
                         value: StoredValue(
                             value: bytes, typeName: typeName, cachedAt: stored?.cachedAt ?? configuration.now(),
                             expiresAt: stored?.expiresAt),
-                        source: .fetch, storeError: storeError)
+                        source: .fetch, storeError: storeError, isEncoded: true)
                 })
         }
-        guard let bytes = outcome.value.value as? Data else {
-            throw HoardError.typeMismatch(key: key, expected: "encoded bytes", stored: outcome.value.typeName)
-        }
+        let bytes = try outcome.encoding(of: typeName, options: configuration.encodingOptions, forKey: key)
         return CacheEntry(
             value: bytes, cachedAt: outcome.value.cachedAt, expiresAt: outcome.value.expiresAt, source: outcome.source,
             retrievedAt: configuration.now(), storeError: outcome.storeError)

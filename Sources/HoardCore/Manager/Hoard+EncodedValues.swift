@@ -73,17 +73,12 @@ extension Hoard {
     /// - Throws: ``HoardError/typeMismatch(key:expected:stored:)``, ``HoardError/disk(_:)``.
     func encodedTierEntry(typeName: String, forKey key: String) async throws(HoardError) -> CacheEntry<Data>? {
         let freshness = freshness(nil)
-        for (index, tier) in tiers.enumerated() {
-            guard let stored = try await entry(in: tier, forKey: key),
-                freshness.isFresh(cachedAt: stored.createdAt, expiresAt: stored.expiresAt)
-            else { continue }
-            let payload = try Self.unwrap(stored, forKey: key, expecting: typeName).payload
-            await copy(stored, forKey: key, into: tiers[..<index])
-            return CacheEntry(
-                value: payload, cachedAt: stored.createdAt, expiresAt: stored.expiresAt, source: tier.identifier,
-                retrievedAt: freshness.now)
-        }
-        return nil
+        guard let hit = try await tierHit(forKey: key, expecting: typeName, freshness: freshness, includingStale: false)
+        else { return nil }
+        await copy(hit.stored, forKey: key, into: tiers[..<hit.tierIndex])
+        return CacheEntry(
+            value: hit.payload, cachedAt: hit.stored.createdAt, expiresAt: hit.stored.expiresAt,
+            source: tiers[hit.tierIndex].identifier, retrievedAt: freshness.now)
     }
 
     /// Writes `bytes` to every byte tier under `typeName` unless the insertion policy refuses
@@ -94,26 +89,10 @@ extension Hoard {
     @discardableResult
     package func writeEncoded(
         _ bytes: Data, typeName: String, candidate: any Cachable, forKey key: String, expiry: Expiry?
-    ) async throws(HoardError) -> (cachedAt: Date, expiresAt: Date?)? {
+    ) async throws(HoardError) -> Written? {
         guard configuration.isCachingEnabled else { return nil }
-        do {
-            try expiry?.validate("Hoard.storeEncoded(_:as:forKey:expiry:) expiry")
-        } catch {
-            throw .invalidValue(error)
-        }
-        guard configuration.insertionPolicy.shouldStore(.init(key: key, value: candidate, byteCount: bytes.count))
-        else {
-            try await removeEverywhere(forKey: key)
-            monitor.record(.storeRefused(key: key, byteCount: bytes.count))
-            return nil
-        }
-        let now = configuration.now()
-        let expiresAt = (expiry ?? configuration.defaultExpiry).expirationDate(from: now)
-        try await storeInTiers(
-            CacheTierEntry(bytes: TypedPayload.wrap(bytes, typeName: typeName), createdAt: now, expiresAt: expiresAt),
-            forKey: key)
-        memory.removeValue(forKey: key)
-        monitor.record(.stored(key: key, byteCount: bytes.count))
-        return (now, expiresAt)
+        try Self.validate(expiry, "Hoard.storeEncoded(_:as:forKey:expiry:) expiry")
+        return try await writeBytes(
+            bytes, typeName: typeName, candidate: candidate, forKey: key, expiry: expiry, decoded: nil)
     }
 }

@@ -138,7 +138,7 @@ extension Hoard {
             [self] ticket in
             let fetchAndStore = { @Sendable [self] () async throws -> FetchOutcome in
                 let value = try await runFetch(forKey: key, fetch)
-                var stored: (cachedAt: Date, expiresAt: Date?)?
+                var stored: Written?
                 var storeError: HoardError?
                 // A forgotten or abandoned fetch does not store: a newer one may have.
                 if ticket.isCurrent {
@@ -153,7 +153,7 @@ extension Hoard {
                 let record = StoredValue(
                     value: value, typeName: Self.typeName(of: T.self),
                     cachedAt: stored?.cachedAt ?? configuration.now(), expiresAt: stored?.expiresAt)
-                return FetchOutcome(value: record, source: .fetch, storeError: storeError)
+                return FetchOutcome(value: record, source: .fetch, storeError: storeError, encoding: stored?.bytes)
             }
             guard sharingFetch else { return try await fetchAndStore() }
             return try await coordinatedFetch(
@@ -172,9 +172,7 @@ extension Hoard {
                 fetch: fetchAndStore)
         }
         let fetched = outcome.value
-        guard let value = fetched.value as? T else {
-            throw HoardError.typeMismatch(key: key, expected: Self.typeName(of: T.self), stored: fetched.typeName)
-        }
+        let value = try outcome.decoded(as: T.self, forKey: key)
         return CacheEntry(
             value: value, cachedAt: fetched.cachedAt, expiresAt: fetched.expiresAt, source: outcome.source,
             retrievedAt: configuration.now(), storeError: outcome.storeError)

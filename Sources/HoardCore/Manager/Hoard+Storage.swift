@@ -104,41 +104,63 @@ extension Hoard {
         }
     }
 
-    /// Encodes `object` and, unless the insertion policy refuses it, stores it in every tier.
+    /// What a write stored: its dates and the bytes (the value's encoding).
+    typealias Written = (cachedAt: Date, expiresAt: Date?, bytes: Data)
+
+    /// Encodes `object` and, unless the insertion policy refuses it, stores it in every tier and
+    /// the decoded value in memory.
     ///
-    /// - Returns: When the value was stored and when it expires, or `nil` when it was refused
-    ///   (then the key's previous value has been removed).
+    /// - Returns: What was stored, or `nil` when it was refused (then the key's previous value has
+    ///   been removed).
     /// - Throws: ``HoardError/invalidValue(_:)`` for an expiry that is not finite;
     ///   ``HoardError/encodingFailed(key:type:underlying:)``, ``HoardError/disk(_:)``.
     @discardableResult
-    func write<T: Cachable>(_ object: T, forKey key: String, expiry: Expiry?) async throws -> (
-        cachedAt: Date, expiresAt: Date?
-    )? {
-        do {
-            try expiry?.validate("expiry")
-        } catch {
-            throw HoardError.invalidValue(error)
-        }
-        let now = configuration.now()
-        let expiresAt = (expiry ?? configuration.defaultExpiry).expirationDate(from: now)
+    func write<T: Cachable>(_ object: T, forKey key: String, expiry: Expiry?) async throws(HoardError) -> Written? {
+        try Self.validate(expiry, "expiry")
         let bytes = try encode(object, forKey: key)
-        guard configuration.insertionPolicy.shouldStore(.init(key: key, value: object, byteCount: bytes.count)) else {
+        return try await writeBytes(
+            bytes, typeName: Self.typeName(of: T.self), candidate: object, forKey: key, expiry: expiry,
+            decoded: (object, object.memoryCost(encodedByteCount: bytes.count)))
+    }
+
+    /// Stores `bytes`, the encoding of a value of type `typeName`, in every byte tier unless the
+    /// insertion policy refuses `candidate`; then puts `decoded` (the value and its memory cost) in
+    /// memory, or, with none or an entry already expired, drops memory's value for `key`. The one
+    /// write path under ``write(_:forKey:expiry:)`` and ``writeEncoded(_:typeName:candidate:forKey:expiry:)``.
+    func writeBytes(
+        _ bytes: Data, typeName: String, candidate: any Cachable, forKey key: String, expiry: Expiry?,
+        decoded: (value: any Sendable, cost: Int)?
+    ) async throws(HoardError) -> Written? {
+        guard configuration.insertionPolicy.shouldStore(.init(key: key, value: candidate, byteCount: bytes.count))
+        else {
             try await removeEverywhere(forKey: key)
             monitor.record(.storeRefused(key: key, byteCount: bytes.count))
             return nil
         }
-        let typeName = Self.typeName(of: T.self)
+        let now = configuration.now()
+        let expiresAt = (expiry ?? configuration.defaultExpiry).expirationDate(from: now)
         try await storeInTiers(
             CacheTierEntry(bytes: TypedPayload.wrap(bytes, typeName: typeName), createdAt: now, expiresAt: expiresAt),
             forKey: key)
-        if let expiresAt, expiresAt.hasExpired(at: now) {
-            memory.removeValue(forKey: key)
+        if let decoded, !(expiresAt?.hasExpired(at: now) ?? false) {
+            let record = StoredValue(value: decoded.value, typeName: typeName, cachedAt: now, expiresAt: expiresAt)
+            remember(record, forKey: key, cost: decoded.cost)
         } else {
-            let record = StoredValue(value: object, typeName: typeName, cachedAt: now, expiresAt: expiresAt)
-            remember(record, forKey: key, cost: object.memoryCost(encodedByteCount: bytes.count))
+            memory.removeValue(forKey: key)
         }
         monitor.record(.stored(key: key, byteCount: bytes.count))
-        return (now, expiresAt)
+        return (now, expiresAt, bytes)
+    }
+
+    /// Checks an expiry given to a write, naming it `field`.
+    ///
+    /// - Throws: ``HoardError/invalidValue(_:)`` for an expiry that is not finite.
+    static func validate(_ expiry: Expiry?, _ field: String) throws(HoardError) {
+        do {
+            try expiry?.validate(field)
+        } catch {
+            throw .invalidValue(error)
+        }
     }
 
     func encode<T: Cachable>(_ object: T, forKey key: String) throws(HoardError) -> Data {
@@ -221,7 +243,7 @@ extension Hoard {
     /// stored as `expected`. Not generic, so that the tiers are asked once for every type.
     ///
     /// - Throws: ``HoardError/typeMismatch(key:expected:stored:)``, or a tier's error.
-    private func tierHit(
+    func tierHit(
         forKey key: String, expecting expected: String, freshness: Freshness, includingStale: Bool
     ) async throws(HoardError) -> TierHit? {
         for (index, tier) in tiers.enumerated() {

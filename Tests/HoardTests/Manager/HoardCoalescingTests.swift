@@ -31,6 +31,55 @@ struct HoardCoalescingTests {
         #expect(probe.calls == 1)
     }
 
+    @Test("a decoded and an encoded fetch of one key share one run, each caller getting its own form")
+    func decodedAndEncodedShareOneFetch() async throws {
+        let fixture = try HoardFixture()
+        defer { fixture.folder.remove() }
+        let hoard = fixture.hoard
+        let probe = FetchProbe(gated: true)
+        let decoded = Task { try await hoard.value(forKey: "both", fetch: probe.fetch()) }
+        let encoded = Task {
+            try await hoard.encodedEntry(String.self, forKey: "both") { try await Data(probe.fetch("e")().utf8) }
+        }
+        #expect(await eventually { hoard.flights.waiterCount(forKey: "both") == 2 })
+        probe.gate?.open()
+        let value = try await decoded.value
+        let bytes = try await encoded.value
+        #expect(probe.calls == 1, "one fetch for both forms")
+        #expect(bytes.value == Data(value.utf8), "the encoded caller gets the decoded caller's value's encoding")
+        #expect(try await hoard.retrieve(String.self, forKey: "both") == value)
+        #expect(try await hoard.retrieveEncoded(String.self, forKey: "both") == Data(value.utf8))
+    }
+
+    @Test("an encoded fetch's bytes reach a decoded caller decoded; bytes that do not decode are its error")
+    func encodedFetchServesDecodedCaller() async throws {
+        let fixture = try HoardFixture()
+        defer { fixture.folder.remove() }
+        let hoard = fixture.hoard
+        let probe = FetchProbe(gated: true)
+        let encoded = Task {
+            try await hoard.encodedEntry(String.self, forKey: "k") { try await Data(probe.fetch("e")().utf8) }
+        }
+        #expect(await eventually { hoard.flights.waiterCount(forKey: "k") == 1 })
+        let decoded = Task { try await hoard.value(forKey: "k", fetch: probe.fetch()) }
+        #expect(await eventually { hoard.flights.waiterCount(forKey: "k") == 2 })
+        probe.gate?.open()
+        #expect(try await encoded.value.value == Data("e1".utf8))
+        #expect(try await decoded.value == "e1")
+        #expect(probe.calls == 1)
+
+        let second = FetchProbe(gated: true)
+        let invalid = Task {
+            try await hoard.encodedEntry(String.self, forKey: "bad") { try await second.call { _ in Data([0xFF, 0xFE]) } }
+        }
+        #expect(await eventually { hoard.flights.waiterCount(forKey: "bad") == 1 })
+        let reader = Task { try await hoard.value(forKey: "bad", fetch: second.fetch()) }
+        #expect(await eventually { hoard.flights.waiterCount(forKey: "bad") == 2 })
+        second.gate?.open()
+        #expect(try await invalid.value.value == Data([0xFF, 0xFE]))
+        await #expect(throws: (any Error).self) { try await reader.value }
+    }
+
     @Test("concurrent callers share the fetch's error too; the error is not cached")
     func sharedError() async throws {
         let fixture = try HoardFixture()
