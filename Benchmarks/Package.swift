@@ -2,7 +2,7 @@
 import PackageDescription
 
 // Measurements of Hoard: the package-benchmark suites in Benchmarks/<Area>/ (`swift package benchmark`),
-// and HoardMeasure, run next to the peers in ../shared/peers (see README.md here).
+// and HoardMeasure, which Benchmarks/compare runs beside the peers in peers/ (see README.md here).
 
 // One suite per area, each an executable target that the benchmark plugin runs.
 let suites: [Target] = ["Memory", "Disk", "Codecs", "Pipeline"].map { area in

@@ -4,7 +4,7 @@
 Usage: webp-sizes.py HOARD IMAGES [--size 256] [--work DIR]
 
   HOARD   the hoard tool (any build: the bytes do not depend on it)
-  IMAGES  the folder ../shared/peers/prepare_images.py fills (Benchmarks/compare prepares it in
+  IMAGES  the folder Benchmarks/peers/prepare_images.py fills (Benchmarks/compare prepares it in
           Benchmarks/.results/img); its batch_jpg/ holds the 60 photos
 
 Runs `hoard thumbnails --size SIZE` over batch_jpg/ with --format png (the reference: the exact
@@ -95,7 +95,7 @@ def main():
     args = parser.parse_args()
     photos = Path(args.images) / "batch_jpg"
     if len(list(photos.glob("*.jpg"))) != 60:
-        raise SystemExit(f"{photos} does not hold the 60 photos; run ../shared/peers/prepare_images.py {args.images}")
+        raise SystemExit(f"{photos} does not hold the 60 photos; run Benchmarks/peers/prepare_images.py {args.images}")
     work = Path(args.work) if args.work else Path(tempfile.mkdtemp(prefix="webp-sizes-"))
     work.mkdir(parents=True, exist_ok=True)
     batch = Batch(Path(args.hoard).resolve(), photos, args.size, work)

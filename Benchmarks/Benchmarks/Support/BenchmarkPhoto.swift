@@ -5,11 +5,12 @@ import Hoard
 ///
 /// `$HOARD_BENCH_IMAGES` chooses the photos: a JPEG or PNG file, or a folder whose first `.jpg` and
 /// first `.png` (sorted by name) are taken, looking in its `jpg/` and `png/` subfolders too, which
-/// is the layout `../shared/peers/prepare_images.py` makes (so `/work/peers-work/img` gives
-/// `jpg/Aqua.jpg` and `png/Aqua.png`, the photo the peers' tjbench run uses). Without the variable,
-/// `TestImages/exif-orientation/Landscape_1.jpg` of this repository (1800 x 1200) is used, so the
-/// benchmarks run from a fresh clone. A format that has no file is made by re-encoding the other
-/// photo with Hoard: PNG at the default compression level, JPEG at quality 90.
+/// is the layout `Benchmarks/peers/prepare_images.py` makes (so `Benchmarks/.results/img`, where
+/// `compare` prepares it, gives `jpg/Aqua.jpg` and `png/Aqua.png`, the photo of compare's codec
+/// rows). Without the variable, `TestImages/exif-orientation/Landscape_1.jpg` of this repository
+/// (1800 x 1200) is used, so the benchmarks run from a fresh clone. A format that has no file is
+/// made by re-encoding the other photo with Hoard: PNG at the default compression level, JPEG at
+/// quality 90.
 ///
 /// ```swift
 /// let photo = try BenchmarkPhoto.jpeg

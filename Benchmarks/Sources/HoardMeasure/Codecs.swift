@@ -2,7 +2,7 @@ import Foundation
 import Hoard
 
 /// JPEG decode at 1/1, 1/2, 1/4, 1/8 and encode q90, PNG decode and encode: frames/s and source
-/// MP/s, as `bench_tjbench.sh` (tjbench `-benchtime 3 -warmup 1`) and `pngbench.c` report them.
+/// MP/s, as `peers/tjbench_codec.py` (tjbench `-benchtime 3 -warmup 1`) and `pngbench.c` report them.
 func measureCodecs(jpegPath: String, pngPath: String?, seconds: Double) throws {
     let jpeg = try Data(contentsOf: URL(fileURLWithPath: jpegPath))
     var options = Image.DecodingOptions()

@@ -3,9 +3,9 @@ import Hoard
 
 /// DiskCache store and retrieve of 1 KiB x 10000, 16 KiB x 10000 (a thumbnail's size), 64 KiB x 2000
 /// and 1 MiB x 200 values, as
-/// `bench_diskcache.py`: keys "key-%08d", 64 random values cycled, a fresh cache folder under
+/// `peers/diskcache_bench.py`: keys "key-%08d", 64 random values cycled, a fresh cache folder under
 /// `base` per repetition, one thread. With `settles`, each repetition starts with `sync()` and a
-/// one-second sleep, as `bench_diskcache.py` does unless given `--no-sync`.
+/// one-second sleep, as `diskcache_bench.py` does unless given `--no-sync`.
 func measureDisk(base: URL, repetitions: Int, settles: Bool) throws {
     let cases = [(1024, 10_000), (16 * 1024, 10_000), (64 * 1024, 2_000), (1024 * 1024, 200)]
     try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)

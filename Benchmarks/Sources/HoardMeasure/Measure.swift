@@ -34,7 +34,7 @@ func median(_ values: [Double]) -> Double {
     return sorted[sorted.count / 2]
 }
 
-/// Flushes dirty pages and waits a second, as `bench_diskcache.py` does before each repetition
+/// Flushes dirty pages and waits a second, as `peers/diskcache_bench.py` does before each repetition
 /// (`os.sync(); time.sleep(1.0)`), so that no repetition pays for the previous one's writeback.
 func settleFileSystem() {
     sync()

@@ -7,8 +7,8 @@ import Foundation
 //   HoardMeasure memory [reps]                  MemoryCache set/get, 100k String keys, 16-byte values (as memcache_bench.swift)
 //   HoardMeasure hoard-hit DIR [reps]           Hoard.retrieve answered by memory: 10k keys x 10 rounds, M hits/s
 //   HoardMeasure disk DIR [reps] [--sync]       DiskCache store/retrieve of 1 KiB x 10000, 16 KiB x 10000, 64 KiB x 2000, 1 MiB x 200
-//                                               (as bench_diskcache.py), a fresh cache folder under DIR per rep;
-//                                               --sync: sync() and sleep 1 s before each rep, as bench_diskcache.py
+//                                               (as peers/diskcache_bench.py), a fresh cache folder under DIR per rep;
+//                                               --sync: sync() and sleep 1 s before each rep, as peers/diskcache_bench.py
 //   HoardMeasure hoard-disk DIR [reps] [--sync]  Hoard.store/retrieve(Data) of 1 KiB x 10000 and 16 KiB x 10000 through
 //                                               the manager, memory tier of one entry (every retrieve reads the disk)
 //   HoardMeasure disk-loop DIR SIZE COUNT [--op store|retrieve|mixed] [--seconds S]

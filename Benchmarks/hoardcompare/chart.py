@@ -2,7 +2,8 @@
 """Draws compare's results.json as one group of bars per row: Hoard and its peer(s), normalised so
 that the row's peer is 1.0, on a log scale, with the row's target drawn as a marker.
 
-Usage: python3 Benchmarks/chart.py RESULTS.json CHART.png
+Usage: python3 Benchmarks/hoardcompare/chart.py RESULTS.json CHART.png
+(compare runs it as a script of its own, so that a missing matplotlib costs the chart only)
 """
 import json
 import sys
@@ -24,7 +25,7 @@ def main():
     results = json.load(open(sys.argv[1]))
     rows = [r for r in results["rows"] if r["peer"]["value"] and r["ratio"] is not None]
     if not rows:
-        sys.exit("chart.py: no rows with figures in " + sys.argv[1])
+        sys.exit("chart: no rows with figures in " + sys.argv[1])
 
     bar = 0.26
     fig, ax = plt.subplots(figsize=(11, 0.62 * len(rows) + 1.6))
