@@ -105,7 +105,7 @@ extension Hoard {
     }
 
     /// What a write stored: its dates and the bytes (the value's encoding).
-    typealias Written = (cachedAt: Date, expiresAt: Date?, bytes: Data)
+    package typealias Written = (cachedAt: Date, expiresAt: Date?, bytes: Data)
 
     /// Encodes `object` and, unless the insertion policy refuses it, stores it in every tier and
     /// the decoded value in memory.
