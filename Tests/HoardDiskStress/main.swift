@@ -20,9 +20,10 @@
 //       "tick OK ERRORS WRONG" every 200 ms (operations that succeeded, threw, and read back
 //       a value that does not verify since the last tick), and "error ..." for the first errors.
 //       Exits 0 unless it is killed. The tests damage the folder under it.
-//   HoardDiskStress overwrite-loop DIR SIZE_LIMIT SECONDS VALUE_BYTES KEYS
-//       Overwrites KEYS keys with VALUE_BYTES-byte values (removing one every eight writes) for
-//       SECONDS under SIZE_LIMIT; prints "writes N".
+//   HoardDiskStress overwrite-loop DIR SIZE_LIMIT SECONDS VALUE_BYTES KEYS [MIN_WRITES]
+//       Overwrites KEYS keys with VALUE_BYTES-byte values (removing one every eight writes) under
+//       SIZE_LIMIT for SECONDS, and on until it has made MIN_WRITES writes (at most 300 s: a loaded
+//       machine writes slowly); prints "writes N".
 //   HoardDiskStress torture DIR SIZE_LIMIT WORKER FIRST_VERSION LOG
 //       Works on its own keys "wWORKER-k0" to "-k23" until it is killed: stores (versions from
 //       FIRST_VERSION up, values of 0 B to 2 MiB), removals, trims, expiry sweeps of keys of its
@@ -239,13 +240,14 @@ func busy(_ arguments: [String]) throws {
 }
 
 func overwriteLoop(_ arguments: [String]) throws {
-    guard arguments.count == 5, let sizeLimit = Int(arguments[1]), let seconds = Double(arguments[2]),
-        let valueByteCount = Int(arguments[3]), let keyCount = Int(arguments[4])
-    else { fail("usage: overwrite-loop DIR SIZE_LIMIT SECONDS VALUE_BYTES KEYS") }
+    guard (5...6).contains(arguments.count), let sizeLimit = Int(arguments[1]), let seconds = Double(arguments[2]),
+        let valueByteCount = Int(arguments[3]), let keyCount = Int(arguments[4]),
+        let minimumWrites = arguments.count == 6 ? Int(arguments[5]) : 0
+    else { fail("usage: overwrite-loop DIR SIZE_LIMIT SECONDS VALUE_BYTES KEYS [MIN_WRITES]") }
     let cache = try DiskCache(directory: URL(filePath: arguments[0]), configuration: .init(sizeLimit: sizeLimit))
-    let deadline = Date().addingTimeInterval(seconds)
+    let start = Date()
     var writes = 0
-    while Date() < deadline {
+    while Date().timeIntervalSince(start) < seconds || (writes < minimumWrites && Date().timeIntervalSince(start) < 300) {
         let key = "key-\(writes % keyCount)"
         try cache.store(StressValue.make(key: key, version: UInt64(writes), byteCount: valueByteCount), forKey: key)
         if writes % 8 == 0 { try cache.remove(forKey: "key-\((writes / 8) % keyCount)") }

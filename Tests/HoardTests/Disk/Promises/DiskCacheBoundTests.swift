@@ -49,7 +49,10 @@ struct DiskCacheBoundTests {
         let cache = try DiskCache(directory: folder.cacheURL, configuration: .init(sizeLimit: Self.limit))
         let valueByteCount = 20_000
         let bound = Self.bound(cache, writers: 2, valueByteCount: valueByteCount)
-        let arguments = ["overwrite-loop", path, "\(Self.limit)", "4", "\(valueByteCount)", "8"]
+        // Four seconds, and on until each has written more than twice the limit (slower under a
+        // sanitizer on a loaded machine).
+        let minimumWrites = 2 * Self.limit / valueByteCount + 1
+        let arguments = ["overwrite-loop", path, "\(Self.limit)", "4", "\(valueByteCount)", "8", "\(minimumWrites)"]
         let children = try (0..<2).map { _ in try StressChild.start(arguments) }
         var peak = 0
         while children.contains(where: { $0.process.isRunning }) {
