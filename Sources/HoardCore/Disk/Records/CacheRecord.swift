@@ -8,10 +8,22 @@ import Foundation
 /// something else is refused, so a tier drops it instead of returning it.
 ///
 /// The disk tier keeps records inside its index, in segment files and in files of their own (see
-/// <doc:DiskFormat>); the Redis tier keeps one as each key's string value.
-package enum CacheRecord {
+/// <doc:DiskFormat>); the Redis tier keeps one as each key's string value. A ``CacheTier`` of your
+/// own can do the same, so that what its store hands back is checked, not trusted:
+///
+/// ```swift
+/// func store(_ entry: CacheTierEntry, forKey key: String) async throws {
+///     guard let record = CacheRecord.encode(entry, forKey: key) else { return }  // key too long
+///     try await blobStore.put(record, at: name(for: key))
+/// }
+/// func entry(forKey key: String) async throws -> CacheTierEntry? {
+///     guard let bytes = try await blobStore.get(name(for: key)) else { return nil }
+///     return try? CacheRecord.decode(bytes, forKey: key).get()  // damaged or another key's: a miss
+/// }
+/// ```
+public enum CacheRecord {
     /// Why bytes are not a record for the key asked for.
-    package enum Damage: Error, Sendable, Hashable, CustomStringConvertible {
+    public enum Damage: Error, Sendable, Hashable, CustomStringConvertible {
         /// The header does not parse (wrong magic, version, checksum, or too few bytes).
         case header(String)
         /// A whole record, but for another key: a misplaced value or a hash collision.
@@ -21,7 +33,8 @@ package enum CacheRecord {
         /// The value's bytes do not match their checksum.
         case payloadChecksumMismatch(stored: UInt32, computed: UInt32)
 
-        package var description: String {
+        /// What is wrong, in a sentence for a log.
+        public var description: String {
             switch self {
             case .header(let reason): "not a cache record: \(reason)"
             case .otherKey: "a record for another key (hash collision or misplaced record)"
@@ -74,7 +87,7 @@ package enum CacheRecord {
     /// ``DiskCache/maximumKeyByteCount`` bytes.
     ///
     /// - Complexity: O(n) in the key and the value (one checksum pass, one copy).
-    package static func encode(_ entry: CacheTierEntry, forKey key: String) -> [UInt8]? {
+    public static func encode(_ entry: CacheTierEntry, forKey key: String) -> [UInt8]? {
         guard key.utf8.count <= DiskCache.maximumKeyByteCount else { return nil }
         let header = Header(
             key: key, creationDate: entry.createdAt, expirationDate: entry.expiresAt,
@@ -84,8 +97,9 @@ package enum CacheRecord {
 
     /// The entry in `bytes`, which must be a whole, intact record for `key`.
     ///
+    /// - Returns: The entry, or the ``Damage`` that makes the bytes unusable: never a wrong value.
     /// - Complexity: O(n) in the record (one checksum pass, one copy of the value).
-    package static func decode(_ bytes: [UInt8], forKey key: String) -> Result<CacheTierEntry, Damage> {
+    public static func decode(_ bytes: [UInt8], forKey key: String) -> Result<CacheTierEntry, Damage> {
         bytes.withUnsafeBytes { buffer in
             verify(buffer, expectedKey: key).map { header in
                 CacheTierEntry(
@@ -97,7 +111,7 @@ package enum CacheRecord {
 
     /// The key a record is stored for, read from its header alone (the value is not checked), or
     /// `nil` when the header does not parse.
-    package static func key(of bytes: [UInt8]) -> String? {
+    public static func key(of bytes: [UInt8]) -> String? {
         guard case .success(let header) = Header.parse(bytes) else { return nil }
         return header.key
     }
