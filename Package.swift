@@ -142,7 +142,7 @@ let package = Package(
         // HoardSystem on its own: system calls, folders, the lock, SHA-256.
         .testTarget(
             name: "HoardSystemTests",
-            dependencies: ["HoardSystem"]
+            dependencies: ["HoardSystem", "HoardTestSupport"]
         ),
         // End-to-end tests of the hoard tool: the built binary against an HTTP server on 127.0.0.1; and
         // unit tests of its HTTP freshness rules.

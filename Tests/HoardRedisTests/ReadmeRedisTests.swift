@@ -32,14 +32,14 @@ struct ReadmeRedisTests {
     @Test("two machines running the README example at once download once between them")
     func exampleRuns() async throws {
         try await withRedisServer { server in
-            let root = try ScratchFolder()
+            let root = try TemporaryDirectory()
             defer { root.remove() }
             let downloads = FetchCounter()
             let url = "redis://127.0.0.1:\(server.port)"
             async let first = Self.machine(
-                folder: root.cache("a"), redisURL: url, downloads: downloads)
+                folder: root.url(for: "a"), redisURL: url, downloads: downloads)
             async let second = Self.machine(
-                folder: root.cache("b"), redisURL: url, downloads: downloads)
+                folder: root.url(for: "b"), redisURL: url, downloads: downloads)
             let photos = try await [first, second]
             #expect(photos == [Data("https://example.com/photo.jpg".utf8), Data("https://example.com/photo.jpg".utf8)])
             #expect(await downloads.count == 1)

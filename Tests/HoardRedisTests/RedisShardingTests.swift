@@ -1,5 +1,6 @@
 import Foundation
 import RedisTestSupport
+import HoardTestSupport
 import Testing
 
 @testable import HoardCore
@@ -26,7 +27,7 @@ struct RedisShardingTests {
 
     @Test("200 keys spread over two servers; one killed: the other's keys still hit; restarted: used again")
     func spreadKillRestart() async throws {
-        let scratch = try Fixtures.Folder()
+        let scratch = try TemporaryDirectory()
         defer { scratch.remove() }
         try await withRedisServer { first in
             try await withRedisServer { second in
@@ -115,7 +116,7 @@ struct RedisShardingTests {
 
     @Test("a hung (paused) server costs one deadline per command until its breaker opens, then nothing")
     func pausedServer() async throws {
-        let scratch = try Fixtures.Folder()
+        let scratch = try TemporaryDirectory()
         defer { scratch.remove() }
         try await withRedisServer { server in
             let machine = try Fixtures.Machine(

@@ -1,4 +1,5 @@
 import Foundation
+import HoardTestSupport
 import Testing
 
 @testable import HoardSystem
@@ -11,23 +12,12 @@ import Testing
     import Darwin
 #endif
 
-/// A folder of its own under the system's temporary folder, removed at the end.
-private struct Scratch: ~Copyable {
-    let path: String
-
-    init() throws {
-        path = NSTemporaryDirectory() + "hoard-system-\(UInt64.random(in: 0...UInt64.max))"
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-}
-
 @Suite("FileSystem")
 struct FileSystemTests {
     @Test("writeAtomically puts the whole file in place; readFully reads it back at any offset")
     func writeAndRead() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryDirectory()
+        defer { scratch.remove() }
         let path = scratch.path + "/file"
         let bytes = (0..<10_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
         try FileSystem.writeAtomically(bytes, to: path).get()
@@ -43,7 +33,8 @@ struct FileSystemTests {
 
     @Test("reading opens refuse a symbolic link, naming the call and errno")
     func refusesLinks() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryDirectory()
+        defer { scratch.remove() }
         try FileSystem.writeAtomically([1, 2, 3], to: scratch.path + "/target").get()
         try FileManager.default.createSymbolicLink(atPath: scratch.path + "/link", withDestinationPath: "target")
         let result = FileSystem.open(scratch.path + "/link", flags: FileSystem.readOnlyFlags)
@@ -58,7 +49,8 @@ struct FileSystemTests {
 
     @Test("a failed call names its path; a missing file's removal counts as done unless asked otherwise")
     func errorsNamePaths() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryDirectory()
+        defer { scratch.remove() }
         let missing = scratch.path + "/missing"
         guard case .failure(let error) = FileSystem.removeFile(missing, missingIsSuccess: false) else {
             Issue.record("removing a missing file succeeded")
@@ -78,7 +70,8 @@ struct FileSystemTests {
 
     @Test("folders are made with their parents, and listed with each entry's kind")
     func directories() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryDirectory()
+        defer { scratch.remove() }
         try FileSystem.makeDirectoryAndParents(scratch.path + "/a/b/c").get()
         try FileSystem.writeAtomically([9], to: scratch.path + "/a/file").get()
         try FileManager.default.createSymbolicLink(atPath: scratch.path + "/a/link", withDestinationPath: "b")

@@ -24,6 +24,11 @@ public struct TemporaryDirectory: Sendable {
     /// The cache folder inside this temporary folder.
     public var cacheURL: URL { url.appending(path: "cache", directoryHint: .isDirectory) }
 
+    /// A subfolder's URL, not created (a cache makes its own folder): one "machine"'s disk, say.
+    public func url(for name: String) -> URL {
+        url.appending(path: name, directoryHint: .isDirectory)
+    }
+
     /// Removes the folder and everything in it.
     public func remove() {
         try? FileManager.default.removeItem(at: url)

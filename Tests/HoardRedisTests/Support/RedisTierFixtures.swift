@@ -12,32 +12,6 @@ import Testing
 /// namespace so that no name clashes with the module's other test helpers; each test file reaches
 /// it as `Fixtures`.
 enum RedisTierFixtures {
-    /// A uniquely named folder under the system's temporary directory, for one test's caches: each
-    /// subfolder is one "machine"'s disk.
-    ///
-    /// ```swift
-    /// let scratch = try Fixtures.Folder()
-    /// defer { scratch.remove() }
-    /// let folder = scratch.url(for: "machine-a")
-    /// ```
-    struct Folder: Sendable {
-        /// The suites' shared temporary folder helper.
-        private let directory: TemporaryDirectory
-
-        var url: URL { directory.url }
-
-        init(function: String = #function) throws {
-            directory = try TemporaryDirectory(function: function)
-        }
-
-        /// A subfolder's URL (created by the cache that opens it).
-        func url(for name: String) -> URL {
-            url.appending(path: name, directoryHint: .isDirectory)
-        }
-
-        func remove() { directory.remove() }
-    }
-
     /// Log lines kept for assertions (the suites' shared recorder).
     typealias LogRecorder = HoardTestSupport.LogRecorder
 
@@ -63,7 +37,7 @@ enum RedisTierFixtures {
         namespace: String, function: String, configure: @escaping (inout Hoard.Configuration) -> Void = { _ in },
         _ body: (_ a: Machine, _ b: Machine, _ server: RedisServer) async throws -> Void
     ) async throws {
-        let scratch = try Folder(function: function)
+        let scratch = try TemporaryDirectory(function: function)
         defer { scratch.remove() }
         try await withRedisServer { server in
             let configuration = try tierConfiguration([server], namespace: namespace)
@@ -76,7 +50,7 @@ enum RedisTierFixtures {
     /// Runs `body` with machines A and B (own disks in `scratch`, own tiers on `configuration`),
     /// then shuts their tiers down, whatever `body` does.
     static func withMachines(
-        in scratch: Folder, configuration: RedisTier.Configuration,
+        in scratch: TemporaryDirectory, configuration: RedisTier.Configuration,
         configure: @escaping (inout Hoard.Configuration) -> Void = { _ in },
         _ body: (_ a: Machine, _ b: Machine) async throws -> Void
     ) async throws {
