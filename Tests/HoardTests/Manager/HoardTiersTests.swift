@@ -22,6 +22,35 @@ struct HoardTiersTests {
             expiresAt: expiresAt)
     }
 
+    /// A tier whose every operation fails.
+    private struct BrokenTier: CacheTier {
+        struct Unavailable: Error {}
+        let identifier: CacheTierIdentifier = "broken"
+        func entry(forKey key: String) async throws -> CacheTierEntry? { throw Unavailable() }
+        func store(_ entry: CacheTierEntry, forKey key: String) async throws { throw Unavailable() }
+        func remove(forKey key: String) async throws { throw Unavailable() }
+        func removeAll() async throws { throw Unavailable() }
+        func removeEntries(
+            where shouldRemove: @escaping @Sendable (_ key: String, _ bytesPrefix: ArraySlice<UInt8>) -> Bool
+        ) async throws -> [String] { throw Unavailable() }
+    }
+
+    @Test("a tier's failure is HoardError.tier with that tier's identifier and its own error; the disk's names the disk")
+    func errorsNameTheirTier() async throws {
+        let fixture = try HoardFixture { $0.additionalTiers = [BrokenTier()] }
+        defer { fixture.folder.remove() }
+        do {
+            try await fixture.hoard.store("v", forKey: "k")
+            Issue.record("a store through a broken tier succeeded")
+        } catch HoardError.tier(let tier, let underlying) {
+            #expect(tier == "broken" && underlying is BrokenTier.Unavailable)
+        }
+        await #expect(throws: HoardError.self) { try await fixture.hoard.removeAll() }
+        #expect(HoardError.tier(.disk, underlying: DiskCacheError.notACache(path: "/x")).diskError != nil)
+        #expect(HoardError.tier("broken", underlying: BrokenTier.Unavailable()).diskError == nil)
+        #expect(HoardError.tier("broken", underlying: BrokenTier.Unavailable()).description.hasPrefix("Cache tier broken: "))
+    }
+
     @Test("a hit in the shared tier is copied into the disk and memory with its own dates, then served from memory")
     func hitIsCopiedForward() async throws {
         let shared = DictionaryTier()
