@@ -38,11 +38,7 @@ extension Hoard {
             let now = configuration.now()
             return CacheEntry(value: bytes, cachedAt: now, expiresAt: nil, source: .fetch, retrievedAt: now)
         }
-        do {
-            try expiry?.validate("Hoard.encodedEntry(_:forKey:expiry:fetch:) expiry")
-        } catch {
-            throw HoardError.invalidValue(error)
-        }
+        try Self.validate(expiry, "Hoard.encodedEntry(_:forKey:expiry:fetch:) expiry")
         do {
             if let hit = try await encodedTierEntry(typeName: typeName, forKey: key) {
                 monitor.record(.hit(key: key, tier: hit.source))
