@@ -12,8 +12,8 @@ public enum HoardError: Error, Sendable {
     /// ```swift
     /// do {
     ///     try await hoard.store(value, forKey: key)
-    /// } catch HoardError.tier(.disk, let error as DiskCacheError) {
-    ///     logger.error("disk: \(error)")
+    /// } catch let error as HoardError {
+    ///     if let disk = error.diskError { logger.error("disk: \(disk)") }
     /// }
     /// ```
     case tier(CacheTierIdentifier, underlying: any Error)
@@ -36,8 +36,13 @@ public enum HoardError: Error, Sendable {
 
     /// The disk tier's error, when this is one.
     public var diskError: DiskCacheError? {
-        guard case .tier(.disk, let error as DiskCacheError) = self else { return nil }
-        return error
+        // A switch, not `guard case ... , condition` or a `let x as T` payload pattern: with this
+        // toolchain both released the bound error once too often when they did not match, and a
+        // later use of the value crashed (HoardTiersTests.errorsNameTheirTier).
+        switch self {
+        case .tier(let tier, let underlying): tier == .disk ? underlying as? DiskCacheError : nil
+        default: nil
+        }
     }
 }
 
@@ -48,10 +53,8 @@ extension HoardError: CustomStringConvertible {
             "Cache entry \"\(key)\" holds a \(stored), not a \(expected)"
         case .encodingFailed(let key, let type, let underlying):
             "Cannot encode \(type) for cache key \"\(key)\": \(underlying)"
-        case .tier(.disk, let error):
-            "Disk cache: \(error)"
         case .tier(let tier, let error):
-            "Cache tier \(tier): \(error)"
+            tier == .disk ? "Disk cache: \(error)" : "Cache tier \(tier): \(error)"
         case .invalidName(let name):
             "Invalid cache name \"\(name)\": use letters, digits, '.', '-' and '_' (not '.' or '..')"
         case .invalidValue(let error):
