@@ -12,8 +12,8 @@ public enum HoardError: Error, Sendable {
     /// ```swift
     /// do {
     ///     try await hoard.store(value, forKey: key)
-    /// } catch let error as HoardError {
-    ///     if let disk = error.diskError { logger.error("disk: \(disk)") }
+    /// } catch HoardError.tier(.disk, let error as DiskCacheError) {
+    ///     logger.error("disk: \(error)")
     /// }
     /// ```
     case tier(CacheTierIdentifier, underlying: any Error)
@@ -36,13 +36,8 @@ public enum HoardError: Error, Sendable {
 
     /// The disk tier's error, when this is one.
     public var diskError: DiskCacheError? {
-        // A switch, not `guard case ... , condition` or a `let x as T` payload pattern: with this
-        // toolchain both released the bound error once too often when they did not match, and a
-        // later use of the value crashed (HoardTiersTests.errorsNameTheirTier).
-        switch self {
-        case .tier(let tier, let underlying): tier == .disk ? underlying as? DiskCacheError : nil
-        default: nil
-        }
+        guard case .tier(.disk, let error as DiskCacheError) = self else { return nil }
+        return error
     }
 }
 
@@ -53,8 +48,10 @@ extension HoardError: CustomStringConvertible {
             "Cache entry \"\(key)\" holds a \(stored), not a \(expected)"
         case .encodingFailed(let key, let type, let underlying):
             "Cannot encode \(type) for cache key \"\(key)\": \(underlying)"
+        case .tier(.disk, let error):
+            "Disk cache: \(error)"
         case .tier(let tier, let error):
-            tier == .disk ? "Disk cache: \(error)" : "Cache tier \(tier): \(error)"
+            "Cache tier \(tier): \(error)"
         case .invalidName(let name):
             "Invalid cache name \"\(name)\": use letters, digits, '.', '-' and '_' (not '.' or '..')"
         case .invalidValue(let error):

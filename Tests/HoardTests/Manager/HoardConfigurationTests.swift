@@ -47,8 +47,7 @@ struct HoardConfigurationTests {
         do {
             _ = try Hoard(configuration: .init(name: "x", directory: file.appendingPathComponent("cache")))
             Issue.record("no error")
-        } catch let failure as HoardError {
-            let error = try #require(failure.diskError, "\(failure)")
+        } catch HoardError.tier(.disk, let error as DiskCacheError) {
             #expect(error.path?.contains("plain-file") == true, "\(error)")
             #expect(error.errno == ENOTDIR || error.errno == EEXIST, "\(error)")
         }

@@ -51,6 +51,8 @@ struct HoardTiersTests {
         } catch HoardError.tier(let tier, _) {
             #expect(tier == "broken")
         }
+        // Read outside #expect: its expansion keeps an error existential built inside it alive
+        // (LeakSanitizer reports the box).
         let diskFailure = HoardError.tier(.disk, underlying: DiskCacheError.notACache(path: "/x"))
         let brokenFailure = HoardError.tier("broken", underlying: BrokenTier.Unavailable())
         let diskError = diskFailure.diskError
