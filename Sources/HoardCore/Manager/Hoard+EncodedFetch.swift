@@ -66,11 +66,11 @@ extension Hoard {
                     var stored: Written?
                     var storeError: HoardError?
                     if ticket.isCurrent {
-                        do throws(HoardError) {
+                        do {
                             stored = try await writeEncoded(
                                 bytes, typeName: typeName, candidate: bytes, forKey: key, expiry: expiry)
                         } catch {
-                            storeError = error
+                            storeError = HoardError(wrapping: error)
                             logger.warning(
                                 "Cannot store the fetched value", metadata: ["key": .string(key), "error": "\(error)"])
                         }

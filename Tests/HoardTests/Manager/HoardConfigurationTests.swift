@@ -47,7 +47,7 @@ struct HoardConfigurationTests {
         do {
             _ = try Hoard(configuration: .init(name: "x", directory: file.appendingPathComponent("cache")))
             Issue.record("no error")
-        } catch HoardError.tier(.disk, let error as DiskCacheError) {
+        } catch HoardError.disk(let error) {
             #expect(error.path?.contains("plain-file") == true, "\(error)")
             #expect(error.errno == ENOTDIR || error.errno == EEXIST, "\(error)")
         }
