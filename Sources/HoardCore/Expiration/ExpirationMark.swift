@@ -76,7 +76,7 @@ final class ExpirationMark: Sendable {
     /// Moves the mark to `date` (unless it is already later) and writes it for other processes.
     ///
     /// - Returns: The mark now in force.
-    /// - Throws: ``HoardError/disk(_:)`` when the file cannot be written; the mark still applies in
+    /// - Throws: ``HoardError/tier(_:underlying:)`` when the file cannot be written; the mark still applies in
     ///   this process.
     @discardableResult
     func advance(to date: Date) throws(HoardError) -> Date {
@@ -88,7 +88,7 @@ final class ExpirationMark: Sendable {
         guard let path else { return mark }
         let text = "\(mark.timeIntervalSinceReferenceDate)\n"
         if case .failure(let error) = FileSystem.writeAtomically(Array(text.utf8), to: path) {
-            throw .disk(.writeFailed(path: error.path ?? path, call: error.call, errno: error.errno))
+            throw .tier(.disk, underlying: DiskCacheError.writeFailed(path: error.path ?? path, call: error.call, errno: error.errno))
         }
         return mark
     }

@@ -66,11 +66,11 @@ extension Hoard {
                     var stored: Written?
                     var storeError: HoardError?
                     if ticket.isCurrent {
-                        do {
+                        do throws(HoardError) {
                             stored = try await writeEncoded(
                                 bytes, typeName: typeName, candidate: bytes, forKey: key, expiry: expiry)
                         } catch {
-                            storeError = HoardError(wrapping: error)
+                            storeError = error
                             logger.warning(
                                 "Cannot store the fetched value", metadata: ["key": .string(key), "error": "\(error)"])
                         }

@@ -27,7 +27,7 @@ extension Hoard {
     ///   - expiry: When the value stops being returned; `nil` means the configuration's
     ///     ``Configuration/defaultExpiry``.
     /// - Throws: ``HoardError/invalidValue(_:)`` for an expiry that is not finite;
-    ///   ``HoardError/disk(_:)`` naming the path and errno; the previous value then stays.
+    ///   ``HoardError/tier(_:underlying:)`` naming the path and errno; the previous value then stays.
     /// - Complexity: O(n) in the size of `bytes` (one checksum pass and one write).
     public func storeEncoded<T: Cachable>(_ bytes: Data, as type: T.Type, forKey key: String, expiry: Expiry? = nil)
         async throws
@@ -55,7 +55,7 @@ extension Hoard {
     /// - Returns: The value's encoding (for ``Image``, a PNG or JPEG file), or `nil` when there is
     ///   no fresh value.
     /// - Throws: ``HoardError/typeMismatch(key:expected:stored:)`` when the value was stored as
-    ///   another type; ``HoardError/disk(_:)``.
+    ///   another type; ``HoardError/tier(_:underlying:)``.
     /// - Complexity: O(n) in the size of the entry (one read and one checksum pass).
     public func retrieveEncoded<T: Cachable>(_ type: T.Type, forKey key: String) async throws -> Data? {
         guard configuration.isCachingEnabled else { return nil }
@@ -70,7 +70,7 @@ extension Hoard {
     /// The payload of the first byte tier's fresh entry for `key` stored as `typeName`, copied into
     /// the tiers before that one; counts nothing.
     ///
-    /// - Throws: ``HoardError/typeMismatch(key:expected:stored:)``, ``HoardError/disk(_:)``.
+    /// - Throws: ``HoardError/typeMismatch(key:expected:stored:)``, ``HoardError/tier(_:underlying:)``.
     func encodedTierEntry(typeName: String, forKey key: String) async throws(HoardError) -> CacheEntry<Data>? {
         let freshness = freshness(nil)
         guard let hit = try await tierHit(forKey: key, expecting: typeName, freshness: freshness, includingStale: false)
@@ -85,7 +85,7 @@ extension Hoard {
     /// `candidate`, then drops the memory tier's value for `key`.
     ///
     /// - Returns: When the bytes were stored and when they expire; `nil` when nothing was stored.
-    /// - Throws: ``HoardError/invalidValue(_:)``, ``HoardError/disk(_:)``.
+    /// - Throws: ``HoardError/invalidValue(_:)``, ``HoardError/tier(_:underlying:)``.
     @discardableResult
     package func writeEncoded(
         _ bytes: Data, typeName: String, candidate: any Cachable, forKey key: String, expiry: Expiry?

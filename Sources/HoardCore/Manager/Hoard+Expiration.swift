@@ -14,7 +14,7 @@ extension Hoard {
     /// try await hoard.expireAll()   // the user signed out: nothing cached so far is current
     /// ```
     ///
-    /// - Throws: ``HoardError/disk(_:)`` when the mark file cannot be written; the mark still
+    /// - Throws: ``HoardError/tier(_:underlying:)`` when the mark file cannot be written; the mark still
     ///   applies in this process.
     /// - Complexity: O(1): one small file write.
     public func expireAll() async throws {

@@ -142,10 +142,10 @@ extension Hoard {
                 var storeError: HoardError?
                 // A forgotten or abandoned fetch does not store: a newer one may have.
                 if ticket.isCurrent {
-                    do {
+                    do throws(HoardError) {
                         stored = try await write(value, forKey: key, expiry: expiry(value))
                     } catch {
-                        storeError = HoardError(wrapping: error)
+                        storeError = error
                         logger.warning(
                             "Cannot store the fetched value", metadata: ["key": .string(key), "error": "\(error)"])
                     }

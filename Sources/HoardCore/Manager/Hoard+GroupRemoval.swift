@@ -13,7 +13,7 @@ extension Hoard {
     ///   under the memory tier's lock for memory keys: keep it quick and do not call back into
     ///   the cache.
     /// - Returns: How many keys were removed (a key held by both tiers counts once).
-    /// - Throws: ``HoardError/disk(_:)`` when the folder cannot be listed or an entry read.
+    /// - Throws: ``HoardError/tier(_:underlying:)`` when the folder cannot be listed or an entry read.
     /// - Complexity: O(n) in memory, plus a scan of the disk tier: one file open and one header
     ///   read (with the first bytes of the value, up to 16 KiB) per entry, never whole values.
     @discardableResult
@@ -30,7 +30,7 @@ extension Hoard {
     ///
     /// - Parameter type: The type whose values go.
     /// - Returns: How many keys were removed (a key held by both tiers counts once).
-    /// - Throws: ``HoardError/disk(_:)`` when the folder cannot be listed or an entry read.
+    /// - Throws: ``HoardError/tier(_:underlying:)`` when the folder cannot be listed or an entry read.
     /// - Complexity: As ``removeAll(where:)``: a scan of the disk tier's entry headers.
     @discardableResult
     public func removeAll<T: Cachable>(ofType type: T.Type) async throws -> Int {
@@ -53,7 +53,7 @@ extension Hoard {
                         shouldRemove(key, TypedPayload.typeName(prefixing: prefix))
                     })
             } catch {
-                throw HoardError(wrapping: error)
+                throw HoardError(tier: tier.identifier, wrapping: error)
             }
         }
         for key in removedKeys.sorted() { monitor.record(.removed(key: key)) }

@@ -4,7 +4,7 @@ extension Hoard {
     /// The entries of the disk tier: key, sizes and dates, read from headers only.
     ///
     /// - Returns: One element per live entry, in no particular order.
-    /// - Throws: ``HoardError/disk(_:)``.
+    /// - Throws: ``HoardError/tier(_:underlying:)``.
     /// - Complexity: O(m) header reads for m entries.
     public func diskEntries() throws -> [DiskCache.EntryInfo] {
         try onDisk { try $0.entryInfos() }
@@ -13,14 +13,14 @@ extension Hoard {
     /// How many entries the disk tier holds, expired ones included until they are removed (see
     /// ``DiskCache/entryCount``).
     ///
-    /// - Throws: ``HoardError/disk(_:)``.
+    /// - Throws: ``HoardError/tier(_:underlying:)``.
     public func diskEntryCount() throws -> Int {
         try onDisk { try $0.entryCount }
     }
 
     /// The bytes the disk tier's records take, headers and keys included.
     ///
-    /// - Throws: ``HoardError/disk(_:)``.
+    /// - Throws: ``HoardError/tier(_:underlying:)``.
     public func diskSize() throws -> Int {
         try onDisk { try $0.totalSize }
     }
@@ -28,7 +28,7 @@ extension Hoard {
     /// Removes expired entries and trims the disk tier to its limit.
     ///
     /// - Returns: How many expired entries were removed.
-    /// - Throws: ``HoardError/disk(_:)``.
+    /// - Throws: ``HoardError/tier(_:underlying:)``.
     @discardableResult
     public func prune() throws -> Int {
         try onDisk { cache in
@@ -47,7 +47,7 @@ extension Hoard {
     ///
     /// - Returns: The type's ``Cachable/cacheTypeIdentifier`` and the value's own encoding, or
     ///   `nil` when there is no live entry.
-    /// - Throws: ``HoardError/disk(_:)``; ``HoardError/typeMismatch(key:expected:stored:)`` for
+    /// - Throws: ``HoardError/tier(_:underlying:)``; ``HoardError/typeMismatch(key:expected:stored:)`` for
     ///   bytes that Hoard did not write.
     public func storedBytes(forKey key: String) throws -> (typeIdentifier: String, bytes: Data)? {
         guard let data = try onDisk({ try $0.data(forKey: key) }) else { return nil }

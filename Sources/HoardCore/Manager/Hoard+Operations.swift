@@ -19,7 +19,7 @@ extension Hoard {
     /// stored and the key's previous value is removed. With caching disabled
     /// (``Configuration/isCachingEnabled``), this does nothing.
     ///
-    /// - Throws: ``HoardError/encodingFailed(key:type:underlying:)``, or ``HoardError/disk(_:)``
+    /// - Throws: ``HoardError/encodingFailed(key:type:underlying:)``, or ``HoardError/tier(_:underlying:)``
     ///   naming the path and errno (a full disk, an unwritable folder); the previous value stays.
     public func store<T: Cachable>(_ object: T, forKey key: String, expiry: Expiry? = nil) async throws {
         guard configuration.isCachingEnabled else { return }
@@ -44,7 +44,7 @@ extension Hoard {
     ///
     /// - Returns: The value, from memory or (promoted to memory) from disk.
     /// - Throws: ``HoardError/typeMismatch(key:expected:stored:)`` when the value was stored as
-    ///   another type (a programming error, not stale data); ``HoardError/disk(_:)``.
+    ///   another type (a programming error, not stale data); ``HoardError/tier(_:underlying:)``.
     public func retrieve<T: Cachable>(_ type: T.Type = T.self, forKey key: String) async throws -> T? {
         // The memory tier first, without a suspension point: a memory hit is the hot path.
         if let hit = try memoryHitValue(type, forKey: key) { return hit }
@@ -66,7 +66,7 @@ extension Hoard {
 
     /// Removes the value stored under `key` from every tier; removing a missing key is not an error.
     ///
-    /// - Throws: ``HoardError/disk(_:)`` when the file exists but cannot be removed.
+    /// - Throws: ``HoardError/tier(_:underlying:)`` when the file exists but cannot be removed.
     public func remove(forKey key: String) async throws {
         try await removeEverywhere(forKey: key)
         monitor.record(.removed(key: key))
@@ -75,14 +75,14 @@ extension Hoard {
     /// Removes every value from every tier; with a ``SharedCacheTier``, on every machine that
     /// shares it (each applies it to its own memory and disk within about a second).
     ///
-    /// - Throws: ``HoardError/disk(_:)``.
+    /// - Throws: ``HoardError/tier(_:underlying:)``.
     public func removeAll() async throws {
         memory.removeAll()
         for tier in tiers {
             do {
                 try await tier.removeAll()
             } catch {
-                throw HoardError(wrapping: error)
+                throw HoardError(tier: tier.identifier, wrapping: error)
             }
         }
         if sharedTier != nil {

@@ -31,7 +31,7 @@ extension Hoard {
     /// An entry stored as `T` whose bytes no longer decode as `T` (the type changed in an app
     /// update) is a miss: it is removed from every tier, logged and counted.
     ///
-    /// - Throws: ``HoardError/typeMismatch(key:expected:stored:)``, ``HoardError/disk(_:)``.
+    /// - Throws: ``HoardError/typeMismatch(key:expected:stored:)``, ``HoardError/tier(_:underlying:)``.
     func lookUp<T: Cachable>(
         _ type: T.Type, forKey key: String, expirationPolicy: ExpirationPolicy?
     ) async throws -> CacheEntry<T>? {
@@ -113,7 +113,7 @@ extension Hoard {
     /// - Returns: What was stored, or `nil` when it was refused (then the key's previous value has
     ///   been removed).
     /// - Throws: ``HoardError/invalidValue(_:)`` for an expiry that is not finite;
-    ///   ``HoardError/encodingFailed(key:type:underlying:)``, ``HoardError/disk(_:)``.
+    ///   ``HoardError/encodingFailed(key:type:underlying:)``, ``HoardError/tier(_:underlying:)``.
     @discardableResult
     func write<T: Cachable>(_ object: T, forKey key: String, expiry: Expiry?) async throws(HoardError) -> Written? {
         try Self.validate(expiry, "expiry")

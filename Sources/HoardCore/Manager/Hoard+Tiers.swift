@@ -10,7 +10,7 @@ extension Hoard {
             do {
                 try await tier.store(entry, forKey: key)
             } catch {
-                throw HoardError(wrapping: error)
+                throw HoardError(tier: tier.identifier, wrapping: error)
             }
         }
     }
@@ -25,7 +25,7 @@ extension Hoard {
             do {
                 try await tier.remove(forKey: key)
             } catch {
-                firstError = firstError ?? HoardError(wrapping: error)
+                firstError = firstError ?? HoardError(tier: tier.identifier, wrapping: error)
             }
         }
         if let firstError { throw firstError }
@@ -50,7 +50,7 @@ extension Hoard {
         do {
             return try await tier.entry(forKey: key)
         } catch {
-            throw HoardError(wrapping: error)
+            throw HoardError(tier: tier.identifier, wrapping: error)
         }
     }
 

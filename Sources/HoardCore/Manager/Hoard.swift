@@ -31,7 +31,7 @@ public final class Hoard: Sendable {
     /// The `"default"` cache in the default folder, with default limits.
     ///
     /// If its folder cannot be created, the memory tier still works and every operation that needs
-    /// the disk throws ``HoardError/disk(_:)`` saying why.
+    /// the disk throws ``HoardError/tier(_:underlying:)`` saying why.
     public static let shared = Hoard(resolving: Configuration())
 
     /// The settings this cache was created with.
@@ -68,7 +68,7 @@ public final class Hoard: Sendable {
     /// - Throws: ``HoardError/invalidName(_:)`` for a name that is empty or could leave its folder;
     ///   ``HoardError/invalidValue(_:)`` naming a limit, quality, interval or expiry it cannot use
     ///   (a disk limit of 0, a negative memory limit, a JPEG quality outside 1...100, a directory
-    ///   that is not a file URL, an interval or expiry that is not finite); ``HoardError/disk(_:)``
+    ///   that is not a file URL, an interval or expiry that is not finite); ``HoardError/tier(_:underlying:)``
     ///   when the folder cannot be created or is not a cache.
     public convenience init(configuration: Configuration) throws {
         try configuration.validate()
@@ -101,7 +101,7 @@ public final class Hoard: Sendable {
         do {
             disk = .success(try DiskCache(directory: directory, configuration: diskConfiguration))
         } catch {
-            disk = .failure(HoardError(wrapping: error))
+            disk = .failure(HoardError(tier: .disk, wrapping: error))
         }
         let diskTier: any CacheTier =
             switch disk {
@@ -124,13 +124,13 @@ public final class Hoard: Sendable {
         monitor.finishAll()
     }
 
-    /// Runs `body` on the disk tier, turning its errors into ``HoardError/disk(_:)``.
+    /// Runs `body` on the disk tier, turning its errors into ``HoardError/tier(_:underlying:)``.
     func onDisk<Result>(_ body: (DiskCache) throws -> Result) throws(HoardError) -> Result {
         let cache = try disk.get()
         do {
             return try body(cache)
         } catch {
-            throw HoardError(wrapping: error)
+            throw HoardError(tier: .disk, wrapping: error)
         }
     }
 }

@@ -6,24 +6,42 @@ public enum HoardError: Error, Sendable {
     case typeMismatch(key: String, expected: String, stored: String)
     /// The value for `key` could not be encoded by its ``Cachable`` conformance.
     case encodingFailed(key: String, type: String, underlying: any Error)
-    /// The disk tier failed; the ``DiskCacheError`` names the path, the call and the errno.
-    case disk(DiskCacheError)
+    /// A byte tier failed: which one, and its own error. The disk tier's is a ``DiskCacheError``
+    /// naming the path, the call and the errno:
+    ///
+    /// ```swift
+    /// do {
+    ///     try await hoard.store(value, forKey: key)
+    /// } catch let error as HoardError {
+    ///     if let disk = error.diskError { logger.error("disk: \(disk)") }
+    /// }
+    /// ```
+    case tier(CacheTierIdentifier, underlying: any Error)
     /// A configuration name that is empty or not a single plain folder name.
     case invalidName(String)
     /// A value passed in a configuration or a call that Hoard cannot use; the error names it.
     case invalidValue(InvalidValueError)
     /// ``CachePolicy/cacheOnly`` found no fresh value for `key` (and was not allowed to fetch one).
     case notCached(key: String)
-    /// An error from a lower layer that Hoard does not classify.
-    case other(any Error)
 
-    /// Wraps an error thrown by a tier.
-    init(wrapping error: any Error) {
+    /// Wraps an error thrown by `tier`: a ``HoardError`` stays as it is, an ``InvalidValueError``
+    /// is ``invalidValue(_:)``, anything else is ``tier(_:underlying:)``.
+    init(tier: CacheTierIdentifier, wrapping error: any Error) {
         switch error {
         case let error as HoardError: self = error
-        case let error as DiskCacheError: self = .disk(error)
         case let error as InvalidValueError: self = .invalidValue(error)
-        default: self = .other(error)
+        default: self = .tier(tier, underlying: error)
+        }
+    }
+
+    /// The disk tier's error, when this is one.
+    public var diskError: DiskCacheError? {
+        // A switch, not `guard case ... , condition` or a `let x as T` payload pattern: with this
+        // toolchain both released the bound error once too often when they did not match, and a
+        // later use of the value crashed (HoardTiersTests.errorsNameTheirTier).
+        switch self {
+        case .tier(let tier, let underlying): tier == .disk ? underlying as? DiskCacheError : nil
+        default: nil
         }
     }
 }
@@ -35,16 +53,14 @@ extension HoardError: CustomStringConvertible {
             "Cache entry \"\(key)\" holds a \(stored), not a \(expected)"
         case .encodingFailed(let key, let type, let underlying):
             "Cannot encode \(type) for cache key \"\(key)\": \(underlying)"
-        case .disk(let error):
-            "Disk cache: \(error)"
+        case .tier(let tier, let error):
+            tier == .disk ? "Disk cache: \(error)" : "Cache tier \(tier): \(error)"
         case .invalidName(let name):
             "Invalid cache name \"\(name)\": use letters, digits, '.', '-' and '_' (not '.' or '..')"
         case .invalidValue(let error):
             "Invalid value: \(error)"
         case .notCached(let key):
             "No fresh cached value for \"\(key)\" and the cache-only policy forbids fetching one"
-        case .other(let error):
-            "\(error)"
         }
     }
 }

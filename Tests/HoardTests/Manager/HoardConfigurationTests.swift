@@ -47,7 +47,8 @@ struct HoardConfigurationTests {
         do {
             _ = try Hoard(configuration: .init(name: "x", directory: file.appendingPathComponent("cache")))
             Issue.record("no error")
-        } catch HoardError.disk(let error) {
+        } catch let failure as HoardError {
+            let error = try #require(failure.diskError, "\(failure)")
             #expect(error.path?.contains("plain-file") == true, "\(error)")
             #expect(error.errno == ENOTDIR || error.errno == EEXIST, "\(error)")
         }

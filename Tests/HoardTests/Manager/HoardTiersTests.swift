@@ -22,6 +22,45 @@ struct HoardTiersTests {
             expiresAt: expiresAt)
     }
 
+    /// A tier whose every operation fails.
+    private struct BrokenTier: CacheTier {
+        struct Unavailable: Error {}
+        let identifier: CacheTierIdentifier = "broken"
+        func entry(forKey key: String) async throws -> CacheTierEntry? { throw Unavailable() }
+        func store(_ entry: CacheTierEntry, forKey key: String) async throws { throw Unavailable() }
+        func remove(forKey key: String) async throws { throw Unavailable() }
+        func removeAll() async throws { throw Unavailable() }
+        func removeEntries(
+            where shouldRemove: @escaping @Sendable (_ key: String, _ bytesPrefix: ArraySlice<UInt8>) -> Bool
+        ) async throws -> [String] { throw Unavailable() }
+    }
+
+    @Test("a tier's failure is HoardError.tier with that tier's identifier and its own error; the disk's names the disk")
+    func errorsNameTheirTier() async throws {
+        let fixture = try HoardFixture { $0.additionalTiers = [BrokenTier()] }
+        defer { fixture.folder.remove() }
+        do {
+            try await fixture.hoard.store("v", forKey: "k")
+            Issue.record("a store through a broken tier succeeded")
+        } catch HoardError.tier(let tier, let underlying) {
+            #expect(tier == "broken" && underlying is BrokenTier.Unavailable)
+        }
+        do {
+            try await fixture.hoard.removeAll()
+            Issue.record("removeAll through a broken tier succeeded")
+        } catch HoardError.tier(let tier, _) {
+            #expect(tier == "broken")
+        }
+        let diskFailure = HoardError.tier(.disk, underlying: DiskCacheError.notACache(path: "/x"))
+        let brokenFailure = HoardError.tier("broken", underlying: BrokenTier.Unavailable())
+        let diskError = diskFailure.diskError
+        let brokenDiskError = brokenFailure.diskError
+        let brokenDescription = brokenFailure.description
+        #expect(diskError == .notACache(path: "/x"))
+        #expect(brokenDiskError == nil)
+        #expect(brokenDescription.hasPrefix("Cache tier broken: "))
+    }
+
     @Test("a hit in the shared tier is copied into the disk and memory with its own dates, then served from memory")
     func hitIsCopiedForward() async throws {
         let shared = DictionaryTier()
