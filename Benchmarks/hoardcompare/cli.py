@@ -8,7 +8,8 @@ peer's figure, the ratio and the target. Everything lands in Benchmarks/.results
 
 Sections (--only takes a comma-separated list): memory, disk, listing (hoard cache stats and list on 100,000
 entries), codec, thumbnails, thumbnail-inputs (the same batch from progressive JPEG, WebP and GIF files),
-webp-decode, peak, redis, scaling.
+colour (the same batch converted to Display P3, profile embedded, thumbnails converted to sRGB), webp-decode,
+peak, redis, scaling.
 Repetitions per side: --reps, else $COMPARE_REPS, else 3; --quick means 1 (for development only).
 Environment: PEERS (the peers' scripts, default Benchmarks/peers), HOARD_STATIC=0
 (build the hoard tool without --static-swift-stdlib, unlike scripts/hoard), COMPARE_REPS, COMPARE_THUMB_RUNS
@@ -30,21 +31,21 @@ import sys
 import time
 from pathlib import Path
 
-from . import codec, disk, listing, memory, peak, redis, scaling, thumbnails
+from . import codec, colour, disk, listing, memory, peak, redis, scaling, thumbnails
 from .inputs import prepare_images
 from .machine import machine, versions
 from .report import render_table
 from .runner import BENCHMARKS, PEERS, PYTHON, RESULTS, SHM_BASE, Context, Runner, log
 from .tools import build, install_peers
 
-AREAS = [memory, disk, listing, codec, thumbnails, peak, redis, scaling]
+AREAS = [memory, disk, listing, codec, thumbnails, colour, peak, redis, scaling]
 # The sections by name, in the order of the table's "What each side does" list and of a run without --only.
-ORDER = ["memory", "disk", "listing", "codec", "thumbnails", "thumbnail-inputs", "webp-decode", "peak", "redis",
-         "scaling"]
+ORDER = ["memory", "disk", "listing", "codec", "thumbnails", "thumbnail-inputs", "colour", "webp-decode", "peak",
+         "redis", "scaling"]
 SECTIONS = dict(sorted(((s.name, s) for area in AREAS for s in area.SECTIONS), key=lambda item: ORDER.index(item[0])))
 # The scripts and sources the sections run from $PEERS.
 PEER_FILES = ["diskcache_bench.py", "memcache_bench.swift", "tjbench_codec.py", "pngbench.c", "pillow_thumbs.py",
-              "prepare_images.py"]
+              "pillow_cms_thumbs.py", "prepare_images.py"]
 ENVIRONMENT = ["COMPARE_REPS", "HOARD_STATIC", "PEERS", "COMPARE_HOARD_BIN", "COMPARE_REDIS_SECONDS",
                "COMPARE_BASELINE_MEASURE", "COMPARE_BASELINE_HOARD", "COMPARE_BASELINE_LABEL"]
 

@@ -36,13 +36,17 @@ public enum HoardError: Error, Sendable {
 
     /// The disk tier's error, when this is one.
     public var diskError: DiskCacheError? {
-        // A switch, not `guard case ... , condition` or a `let x as T` payload pattern: with this
-        // toolchain both released the bound error once too often when they did not match, and a
-        // later use of the value crashed (HoardTiersTests.errorsNameTheirTier).
-        switch self {
-        case .tier(let tier, let underlying): tier == .disk ? underlying as? DiskCacheError : nil
-        default: nil
-        }
+        // Statements, not a `guard case` with a condition, a `let x as T` payload pattern or a
+        // conditional expression: with this toolchain each of those, when it did not match, left
+        // the bound error retained once too often or released it once too often.
+        guard case .tier(let tier, let underlying) = self else { return nil }
+        return Self.diskError(tier: tier, underlying: underlying)
+    }
+
+    private static func diskError(tier: CacheTierIdentifier, underlying: any Error) -> DiskCacheError? {
+        if tier != .disk { return nil }
+        if let error = underlying as? DiskCacheError { return error }
+        return nil
     }
 }
 
@@ -54,7 +58,7 @@ extension HoardError: CustomStringConvertible {
         case .encodingFailed(let key, let type, let underlying):
             "Cannot encode \(type) for cache key \"\(key)\": \(underlying)"
         case .tier(let tier, let error):
-            tier == .disk ? "Disk cache: \(error)" : "Cache tier \(tier): \(error)"
+            Self.describe(tier: tier, error: error)
         case .invalidName(let name):
             "Invalid cache name \"\(name)\": use letters, digits, '.', '-' and '_' (not '.' or '..')"
         case .invalidValue(let error):
@@ -62,5 +66,10 @@ extension HoardError: CustomStringConvertible {
         case .notCached(let key):
             "No fresh cached value for \"\(key)\" and the cache-only policy forbids fetching one"
         }
+    }
+
+    private static func describe(tier: CacheTierIdentifier, error: any Error) -> String {
+        if tier == .disk { return "Disk cache: \(error)" }
+        return "Cache tier \(tier): \(error)"
     }
 }
