@@ -53,6 +53,9 @@ def versions(tools):
         "libjpeg (Hoard, pngbench)": deb("libjpeg62-turbo"),
         "libpng": deb("libpng16-16"),
         "libwebp (Hoard, dwebp)": deb("libwebp7") + " / " + deb("webp"),
+        "Little CMS (Pillow's ImageCms / the system's)": first_line(
+            [PYTHON, "-c", "from PIL import ImageCms; print(ImageCms.core.littlecms_version)"])
+        + " / " + deb("liblcms2-2"),
         "hyperfine": first_line(["hyperfine", "--version"]).replace("hyperfine ", ""),
         "redis": re.sub(r".*\bv=([\d.]+).*", r"\1", first_line(["redis-server", "--version"])),
     }

@@ -1,4 +1,5 @@
 """Setup: installing the peers that are missing, and building Hoard's tools and the compiled peers."""
+import ctypes.util
 import os
 import shutil
 import subprocess
@@ -8,6 +9,7 @@ from .runner import BENCHMARKS, PYTHON, RESULTS, ROOT, log
 
 APT_PACKAGES = [  # (how to tell it is there, Debian package)
     (lambda: shutil.which("vipsthumbnail"), "libvips-tools"),
+    (lambda: ctypes.util.find_library("lcms2"), "liblcms2-2"),  # iccprofiles.py's Display P3 (colour)
     (lambda: shutil.which("tjbench"), "libjpeg-turbo-progs"),
     (lambda: shutil.which("cwebp") and shutil.which("dwebp"), "webp"),
     (lambda: shutil.which("hyperfine"), "hyperfine"),
