@@ -55,7 +55,7 @@ struct CacheOptions: ParsableArguments {
         }
         configuration.diskSizeLimit = bytes
         configuration.logger = logger
-        if let remote { configuration.additionalTiers = [remote] }
+        if let remote { configuration.tiers = [.disk, .custom(remote)] }
         if let fetchLeaseDuration { configuration.fetchLeaseDuration = fetchLeaseDuration }
         return try Hoard(configuration: configuration)
     }

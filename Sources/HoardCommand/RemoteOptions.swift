@@ -13,7 +13,7 @@ import Logging
 ///
 /// ```swift
 /// if let tier = try await remoteOptions.openTier() {
-///     configuration.additionalTiers = [tier]
+///     configuration.tiers = [.disk, .custom(tier)]
 /// }
 /// ```
 struct RemoteOptions: ParsableArguments {

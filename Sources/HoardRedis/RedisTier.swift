@@ -10,7 +10,7 @@ import Logging
 /// ```swift
 /// let redis = try RedisTier(configuration: .init(urls: ["redis://cache.internal:6379"], namespace: "thumbnails"))
 /// var configuration = Hoard.Configuration(name: "thumbnails")
-/// configuration.additionalTiers = [redis]
+/// configuration.tiers = [.disk, .custom(redis)]
 /// let hoard = try Hoard(configuration: configuration)
 /// ```
 ///

@@ -21,7 +21,7 @@ struct ReadmeRedisTests {
         // README redis example: begin
         let redis = try RedisTier(configuration: .init(urls: [redisURL], namespace: "photos"))
         var configuration = Hoard.Configuration(name: "photos", directory: cacheFolder)
-        configuration.additionalTiers = [redis]  // memory, then the disk, then Redis
+        configuration.tiers = [.disk, .custom(redis)]  // memory, then the disk, then Redis
         let hoard = try Hoard(configuration: configuration)
         let photo = try await hoard.value(forKey: url) { try await download(url) }  // one download in all
         // README redis example: end

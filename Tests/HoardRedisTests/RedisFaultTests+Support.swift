@@ -143,7 +143,7 @@ extension RedisFaultTests {
             folder = FileManager.default.temporaryDirectory.appending(
                 path: "HoardRedisFaultTests-\(UUID().uuidString)", directoryHint: .isDirectory)
             var cacheConfiguration = Hoard.Configuration(name: "faults", directory: folder)
-            cacheConfiguration.additionalTiers = [tier]
+            cacheConfiguration.tiers = [.disk, .custom(tier)]
             cacheConfiguration.logger = logs.logger
             hoard = try Hoard(configuration: cacheConfiguration)
         }

@@ -53,10 +53,19 @@ extension Hoard {
         /// ``HoardError/notCached(key:)``. Run an app's tests both ways to check that the cache
         /// changes how often work runs, never what it returns.
         public var isCachingEnabled: Bool
-        /// Byte tiers after the disk, in read order: a shared Redis tier, or a ``CacheTier`` of
-        /// your own (default none). Reads try memory, the disk, then these; a hit is copied into
-        /// the tiers before it; stores write through all of them.
-        public var additionalTiers: [any CacheTier] = []
+        /// The byte tiers after memory, in read order (default `[.disk]`): the disk tier, and any
+        /// ``CacheTier`` of your own such as a shared Redis tier. Reads try memory, then these; a
+        /// hit is copied into the tiers before it; stores write through all of them. Leave the
+        /// disk out for a cache that keeps no files (its folder operations then throw
+        /// ``HoardError/tierNotConfigured(_:)``).
+        public var tiers: [Tier] = [.disk]
+        /// The custom tiers in ``tiers``; setting it keeps the disk (if listed) first and puts
+        /// these after it.
+        @available(*, deprecated, message: "list every byte tier in `tiers`: [.disk, .custom(tier)]")
+        public var additionalTiers: [any CacheTier] {
+            get { tiers.compactMap(\.custom) }
+            set { tiers = tiers.filter { $0.custom == nil } + newValue.map(Tier.custom) }
+        }
         /// Where the cache's metrics go (hits and misses per tier, stores, evictions, fetch
         /// durations; see *Monitoring* in the DocC article *Fetching through the cache*); `nil` (the default) means the factory the
         /// application bootstrapped with `MetricsSystem.bootstrap(_:)` before creating the cache,
@@ -161,11 +170,16 @@ extension Hoard {
                 }
                 try defaultExpiry.validate("Hoard.Configuration.defaultExpiry")
                 try expirationPolicy.validate("Hoard.Configuration.expirationPolicy")
-                var seen: Set<CacheTierIdentifier> = [.memory, .disk, .fetch]
-                for tier in additionalTiers where !seen.insert(tier.identifier).inserted {
+                var seen: Set<CacheTierIdentifier> = [.memory, .fetch]
+                for tier in tiers where !seen.insert(tier.identifier).inserted {
                     throw InvalidValueError(
-                        field: "Hoard.Configuration.additionalTiers", value: "\(tier.identifier)",
-                        requirement: "tiers with unique identifiers other than memory, disk and fetch")
+                        field: "Hoard.Configuration.tiers", value: "\(tier.identifier)",
+                        requirement: "tiers with unique identifiers other than memory and fetch, the disk at most once")
+                }
+                if tiers.contains(where: { $0.custom?.identifier == .disk }) {
+                    throw InvalidValueError(
+                        field: "Hoard.Configuration.tiers", value: "disk",
+                        requirement: "a custom tier named other than disk (the disk tier is .disk)")
                 }
             } catch {
                 throw .invalidValue(error)

@@ -4,7 +4,7 @@ extension Hoard {
     /// The entries of the disk tier: key, sizes and dates, read from headers only.
     ///
     /// - Returns: One element per live entry, in no particular order.
-    /// - Throws: ``HoardError/tier(_:underlying:)``.
+    /// - Throws: ``HoardError/tier(_:underlying:)``; ``HoardError/tierNotConfigured(_:)`` without a disk tier.
     /// - Complexity: O(m) header reads for m entries.
     public func diskEntries() throws -> [DiskCache.EntryInfo] {
         try onDisk { try $0.entryInfos() }
@@ -13,14 +13,14 @@ extension Hoard {
     /// How many entries the disk tier holds, expired ones included until they are removed (see
     /// ``DiskCache/entryCount``).
     ///
-    /// - Throws: ``HoardError/tier(_:underlying:)``.
+    /// - Throws: ``HoardError/tier(_:underlying:)``; ``HoardError/tierNotConfigured(_:)`` without a disk tier.
     public func diskEntryCount() throws -> Int {
         try onDisk { try $0.entryCount }
     }
 
     /// The bytes the disk tier's records take, headers and keys included.
     ///
-    /// - Throws: ``HoardError/tier(_:underlying:)``.
+    /// - Throws: ``HoardError/tier(_:underlying:)``; ``HoardError/tierNotConfigured(_:)`` without a disk tier.
     public func diskSize() throws -> Int {
         try onDisk { try $0.totalSize }
     }
@@ -28,7 +28,7 @@ extension Hoard {
     /// Removes expired entries and trims the disk tier to its limit.
     ///
     /// - Returns: How many expired entries were removed.
-    /// - Throws: ``HoardError/tier(_:underlying:)``.
+    /// - Throws: ``HoardError/tier(_:underlying:)``; ``HoardError/tierNotConfigured(_:)`` without a disk tier.
     @discardableResult
     public func prune() throws -> Int {
         try onDisk { cache in

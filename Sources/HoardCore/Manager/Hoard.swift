@@ -3,8 +3,8 @@ import Foundation
 import HoardSystem
 import Logging
 
-/// A tiered cache of ``Cachable`` values: decoded values in memory, their bytes in an ordered
-/// list of byte tiers: the disk, then any ``CacheTier`` in ``Configuration/additionalTiers``.
+/// A tiered cache of ``Cachable`` values: decoded values in memory, their bytes in the ordered
+/// list of byte tiers in ``Configuration/tiers`` (by default the disk alone).
 ///
 /// Reads check memory first, then each byte tier in order; a hit is decoded, copied into the
 /// tiers before the one that had it and into memory with its remaining expiry, and returned.
@@ -41,10 +41,10 @@ public final class Hoard: Sendable {
     public let directory: URL
 
     let memory: MemoryCache<String, StoredValue>
-    /// The disk tier, or why it could not open: for what only the disk does (listing, trimming).
+    /// The disk tier, or why there is none (it could not open, or is not configured): for what
+    /// only the disk does (listing, trimming).
     let disk: Result<DiskCache, HoardError>
-    /// The byte tiers after memory, in read order: the disk, then the configuration's
-    /// ``Configuration/additionalTiers``.
+    /// The byte tiers after memory, in read order: the configuration's ``Configuration/tiers``.
     let tiers: [any CacheTier]
     /// The first shared tier among ``tiers``: it coordinates fetches and cache-wide marks.
     let sharedTier: (any SharedCacheTier)?
@@ -73,6 +73,7 @@ public final class Hoard: Sendable {
     public convenience init(configuration: Configuration) throws {
         try configuration.validate()
         self.init(resolving: configuration)
+        guard configuration.listsDisk else { return }
         if case .failure(let error) = disk { throw error }
     }
 
@@ -81,7 +82,7 @@ public final class Hoard: Sendable {
         self.configuration = configuration
         self.directory = configuration.resolvedDirectory
         self.logger = configuration.logger
-        let tierOrder = [CacheTierIdentifier.memory, .disk] + configuration.additionalTiers.map(\.identifier)
+        let tierOrder = [CacheTierIdentifier.memory] + configuration.tiers.map(\.identifier)
         let metrics = HoardMetrics(
             cacheName: configuration.name, tiers: tierOrder,
             factory: configuration.metricsFactory ?? MetricsSystem.factory)
@@ -93,23 +94,18 @@ public final class Hoard: Sendable {
                 costLimit: configuration.memoryCostLimit,
                 evictionPolicy: configuration.memoryEvictionPolicy,
                 now: configuration.now))
-        var diskConfiguration = DiskCache.Configuration(sizeLimit: configuration.diskSizeLimit)
-        diskConfiguration.writeLockTimeout = configuration.diskWriteLockTimeout
-        diskConfiguration.logger = configuration.logger
-        diskConfiguration.now = configuration.now
-        diskConfiguration.onTrim = { monitor.record(.evicted(tier: .disk, count: $0)) }
-        do {
-            disk = .success(try DiskCache(directory: directory, configuration: diskConfiguration))
-        } catch {
-            disk = .failure(HoardError(tier: .disk, wrapping: error))
-        }
-        let diskTier: any CacheTier =
-            switch disk {
-            case .success(let cache): cache
-            case .failure(let error): UnavailableTier(identifier: .disk, error: error)
+        disk = Self.openDisk(configuration, monitor: monitor)
+        tiers = configuration.tiers.map { [disk] tier in
+            switch tier.kind {
+            case .custom(let tier): tier
+            case .disk:
+                switch disk {
+                case .success(let cache): cache
+                case .failure(let error): UnavailableTier(identifier: .disk, error: error)
+                }
             }
-        tiers = [diskTier] + configuration.additionalTiers
-        sharedTier = configuration.additionalTiers.lazy.compactMap { $0 as? any SharedCacheTier }.first
+        }
+        sharedTier = tiers.lazy.compactMap { $0 as? any SharedCacheTier }.first
         let markDirectory: URL? = if case .success = disk { directory } else { nil }
         expirationMark = ExpirationMark(
             directory: markDirectory, refreshInterval: configuration.expirationMarkRefreshInterval,
@@ -122,6 +118,23 @@ public final class Hoard: Sendable {
     deinit {
         markWatch.withLock { $0?.cancel() }
         monitor.finishAll()
+    }
+
+    /// The disk tier `configuration` lists, opened; or why there is none.
+    private static func openDisk(_ configuration: Configuration, monitor: HoardMonitor) -> Result<DiskCache, HoardError> {
+        guard configuration.listsDisk else {
+            return .failure(.tierNotConfigured(.disk))
+        }
+        var diskConfiguration = DiskCache.Configuration(sizeLimit: configuration.diskSizeLimit)
+        diskConfiguration.writeLockTimeout = configuration.diskWriteLockTimeout
+        diskConfiguration.logger = configuration.logger
+        diskConfiguration.now = configuration.now
+        diskConfiguration.onTrim = { monitor.record(.evicted(tier: .disk, count: $0)) }
+        do {
+            return .success(try DiskCache(directory: configuration.resolvedDirectory, configuration: diskConfiguration))
+        } catch {
+            return .failure(HoardError(tier: .disk, wrapping: error))
+        }
     }
 
     /// Runs `body` on the disk tier, turning its errors into ``HoardError/tier(_:underlying:)``.

@@ -21,6 +21,9 @@ public enum HoardError: Error, Sendable {
     case invalidName(String)
     /// A value passed in a configuration or a call that Hoard cannot use; the error names it.
     case invalidValue(InvalidValueError)
+    /// An operation needs a tier the configuration does not list (the folder operations need
+    /// ``Hoard/Configuration/Tier/disk``).
+    case tierNotConfigured(CacheTierIdentifier)
     /// ``CachePolicy/cacheOnly`` found no fresh value for `key` (and was not allowed to fetch one).
     case notCached(key: String)
 
@@ -63,6 +66,8 @@ extension HoardError: CustomStringConvertible {
             "Invalid cache name \"\(name)\": use letters, digits, '.', '-' and '_' (not '.' or '..')"
         case .invalidValue(let error):
             "Invalid value: \(error)"
+        case .tierNotConfigured(let tier):
+            "This cache has no \(tier) tier: add it to Hoard.Configuration.tiers"
         case .notCached(let key):
             "No fresh cached value for \"\(key)\" and the cache-only policy forbids fetching one"
         }

@@ -38,7 +38,7 @@ public struct HoardStatistics: Sendable, Hashable {
     public var memoryCount = 0
     /// The bytes the memory tier holds now: pixel bytes for images, encoded bytes otherwise.
     public var memoryBytes = 0
-    /// What the disk tier takes against its size limit: its records (removed ones not yet
+    /// What the disk tier takes against its size limit (0 without one): its records (removed ones not yet
     /// compacted away included) and its index past its first 64 KiB, by the count every process
     /// sharing the folder keeps in the index (see ``DiskCache/Configuration/sizeLimit``).
     public var diskBytes = 0
@@ -79,12 +79,15 @@ public struct HoardStatistics: Sendable, Hashable {
     /// Reads the memory tier could not answer.
     public var memoryMisses: Int { misses(in: .memory) }
     /// Reads answered by the disk tier.
+    @available(*, deprecated, message: "use hits(in: .disk): statistics are kept per configured tier")
     public var diskHits: Int { hits(in: .disk) }
     /// Reads the disk tier could not answer.
+    @available(*, deprecated, message: "use misses(in: .disk): statistics are kept per configured tier")
     public var diskMisses: Int { misses(in: .disk) }
     /// Entries the memory tier evicted.
     public var memoryEvictions: Int { evictions(in: .memory) }
     /// Entries the disk tier removed by this process's trims.
+    @available(*, deprecated, message: "use evictions(in: .disk): statistics are kept per configured tier")
     public var diskEvictions: Int { evictions(in: .disk) }
 
     /// Reads answered by any tier.
@@ -131,10 +134,8 @@ public struct HoardStatistics: Sendable, Hashable {
 extension HoardStatistics: CustomStringConvertible {
     /// The main counters in words, for logs.
     public var description: String {
-        // Memory, then the disk, then other tiers by name.
-        let rank = { (tier: CacheTierIdentifier) in tier == .memory ? 0 : tier == .disk ? 1 : 2 }
-        let byTier = zip(tierOrder, tierHits).filter { $0.1 > 0 }.sorted { (rank($0.0), $0.0) < (rank($1.0), $1.0) }
-            .map { "\($0.1) \($0.0)" }.joined(separator: ", ")
+        // In read order: memory, then the configured tiers.
+        let byTier = zip(tierOrder, tierHits).filter { $0.1 > 0 }.map { "\($0.1) \($0.0)" }.joined(separator: ", ")
         return "\(hits) hits (\(byTier.isEmpty ? "none" : byTier)), \(misses) misses, \(stores) stores, "
             + "\(tierEvictions.reduce(0, +)) evictions, \(fetches) fetches, \(coalescedFetches) coalesced; "
             + "memory \(memoryCount) values, \(memoryBytes) bytes; disk \(diskBytes) bytes"

@@ -4,7 +4,7 @@ import Foundation
 /// agree on who fetches a missing value, and tells each of them about the others'
 /// ``Hoard/expireAll()`` and ``Hoard/removeAll()``.
 ///
-/// ``Hoard`` uses the first shared tier in ``Hoard/Configuration/additionalTiers`` for both:
+/// ``Hoard`` uses the first shared tier in ``Hoard/Configuration/tiers`` for both:
 ///
 /// - **One fetch across machines.** On a full miss in
 ///   ``Hoard/value(forKey:policy:expiry:expirationPolicy:reset:fetch:)``, the manager asks for a

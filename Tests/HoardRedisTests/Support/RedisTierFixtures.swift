@@ -96,7 +96,7 @@ enum RedisTierFixtures {
         ) throws {
             tier = try RedisTier(configuration: tierConfiguration)
             var configuration = Hoard.Configuration(name: "redis-tests", directory: folder)
-            configuration.additionalTiers = [tier]
+            configuration.tiers = [.disk, .custom(tier)]
             configure(&configuration)
             hoard = try Hoard(configuration: configuration)
         }

@@ -22,7 +22,7 @@ struct HoardEncodedValuesTests {
         // Another process sees the same.
         #expect(try await fixture.reopened().retrieveEncoded(Image.self, forKey: "thumb") == jpeg)
         let statistics = hoard.statistics
-        #expect(statistics.stores == 1 && statistics.diskHits >= 1)
+        #expect(statistics.stores == 1 && statistics.hits(in: .disk) >= 1)
     }
 
     @Test("retrieveEncoded checks the type, and misses on an absent, expired or expire-all'd entry")

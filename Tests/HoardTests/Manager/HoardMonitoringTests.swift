@@ -88,10 +88,10 @@ struct HoardMonitoringTests {
         _ = try await hoard.retrieve(String.self, forKey: "zzz")  // miss in both tiers
         let statistics = hoard.statistics
         #expect(statistics.memoryHits == 1 && statistics.memoryMisses == 3)
-        #expect(statistics.diskHits == 1 && statistics.diskMisses == 2)
+        #expect(statistics.hits(in: .disk) == 1 && statistics.misses(in: .disk) == 2)
         #expect(statistics.hits == 2 && statistics.misses == 2 && statistics.hitRatio == 0.5)
         #expect(statistics.stores == 3 && statistics.refusedStores == 0)
-        #expect(statistics.memoryEvictions == 1 && statistics.diskEvictions == 0)
+        #expect(statistics.memoryEvictions == 1 && statistics.evictions(in: .disk) == 0)
         #expect(statistics.fetches == 1 && statistics.coalescedFetches == 0 && statistics.failedFetches == 0)
         #expect(statistics.memoryCount == 2 && statistics.memoryBytes == 2)
         #expect(statistics.diskBytes == (try hoard.disk.get().totalSize))
@@ -105,7 +105,7 @@ struct HoardMonitoringTests {
         let events = fixture.hoard.events()
         for index in 0..<20 { try await fixture.hoard.store(Data(count: 1_000), forKey: "blob \(index)") }
         let statistics = fixture.hoard.statistics
-        #expect(statistics.diskEvictions > 0)
+        #expect(statistics.evictions(in: .disk) > 0)
         #expect(statistics.diskBytes <= 8 * 1024)
         let evicted = await nextEvent(in: events) { if case .evicted(.disk, _) = $0 { true } else { false } }
         #expect(evicted != nil)

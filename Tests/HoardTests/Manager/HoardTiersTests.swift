@@ -10,7 +10,7 @@ struct HoardTiersTests {
         _ shared: DictionaryTier, function: String = #function, _ configure: (inout Hoard.Configuration) -> Void = { _ in }
     ) throws -> HoardFixture {
         try HoardFixture(function: function) {
-            $0.additionalTiers = [shared]
+            $0.tiers = [.disk, .custom(shared)]
             configure(&$0)
         }
     }
@@ -37,7 +37,7 @@ struct HoardTiersTests {
 
     @Test("a tier's failure is HoardError.tier with that tier's identifier and its own error; the disk's names the disk")
     func errorsNameTheirTier() async throws {
-        let fixture = try HoardFixture { $0.additionalTiers = [BrokenTier()] }
+        let fixture = try HoardFixture { $0.tiers = [.disk, .custom(BrokenTier())] }
         defer { fixture.folder.remove() }
         do {
             try await fixture.hoard.store("v", forKey: "k")
@@ -123,11 +123,50 @@ struct HoardTiersTests {
         #expect(shared.stored(forKey: "garbled") == nil && fixture.hoard.statistics.undecodableEntries == 1)
     }
 
-    @Test("tiers need unique identifiers other than memory, disk and fetch")
+    @Test("tiers need unique identifiers other than memory and fetch; only .disk may be the disk")
     func uniqueIdentifiers() throws {
-        for tiers in [[DictionaryTier(), DictionaryTier()], [DictionaryTier(identifier: .disk)]] {
-            #expect(throws: HoardError.self) { _ = try HoardFixture { $0.additionalTiers = tiers } }
+        let lists: [[Hoard.Configuration.Tier]] = [
+            [.disk, .custom(DictionaryTier()), .custom(DictionaryTier())],
+            [.disk, .custom(DictionaryTier(identifier: .disk))],
+            [.custom(DictionaryTier(identifier: .disk))],
+            [.disk, .disk],
+            [.custom(DictionaryTier(identifier: .memory))],
+        ]
+        for tiers in lists {
+            #expect(throws: HoardError.self) { _ = try HoardFixture { $0.tiers = tiers } }
         }
+    }
+
+    @Test("without the disk in its tiers a cache keeps no files: values live in memory and the custom tier")
+    func withoutDisk() async throws {
+        let shared = DictionaryTier()
+        let fixture = try HoardFixture { $0.tiers = [.custom(shared)] }
+        defer { fixture.folder.remove() }
+        try await fixture.hoard.store("value", forKey: "k")
+        #expect(shared.stored(forKey: "k") != nil)
+        #expect(!FileManager.default.fileExists(atPath: fixture.hoard.directory.path))
+        fixture.hoard.clearMemory()
+        #expect(try await fixture.hoard.retrieve(String.self, forKey: "k") == "value")
+        #expect(fixture.hoard.statistics.hits(in: "shared") == 1 && fixture.hoard.statistics.hits(in: .disk) == 0)
+        do {
+            _ = try fixture.hoard.diskSize()
+            Issue.record("the disk size of a cache without a disk")
+        } catch HoardError.tierNotConfigured(let tier) {
+            #expect(tier == .disk)
+        }
+    }
+
+    @Test("the disk is read in its place in the list: after a custom tier listed before it")
+    func diskAfterCustomTier() async throws {
+        let shared = DictionaryTier()
+        let fixture = try HoardFixture { $0.tiers = [.custom(shared), .disk] }
+        defer { fixture.folder.remove() }
+        try await fixture.hoard.store("value", forKey: "k")
+        fixture.hoard.clearMemory()
+        #expect(try await fixture.hoard.retrieve(String.self, forKey: "k") == "value")
+        let statistics = fixture.hoard.statistics
+        #expect(statistics.hits(in: "shared") == 1 && statistics.hits(in: .disk) == 0)
+        #expect(statistics.description.contains("1 shared"), "\(statistics)")
     }
 
     @Test("a disk hit shares the read's buffer with the value, and writing to the value changes no tier")
