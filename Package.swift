@@ -52,6 +52,12 @@ let package = Package(
             pkgConfig: "libavif",
             providers: [.apt(["libavif-dev"]), .brew(["libavif"])]
         ),
+        // Little CMS 2: colour profiles (checking them, converting pixels to sRGB).
+        .systemLibrary(
+            name: "CHoardLCMS",
+            pkgConfig: "lcms2",
+            providers: [.apt(["liblcms2-dev"]), .brew(["little-cms2"])]
+        ),
         // SHA-256 for the disk cache's file names: OpenSSL's libcrypto on Linux (Apple platforms use
         // CommonCrypto, part of the OS). A system library rather than swift-crypto, whose own copy
         // of BoringSSL would double the C a first build compiles (the tool's TLS brings one already).
@@ -73,11 +79,13 @@ let package = Package(
             name: "CHoardSupport",
             dependencies: [.target(name: "CHoardCrypto", condition: .when(platforms: [.linux]))]
         ),
-        // All of libpng, libjpeg, libwebp, giflib and libavif (and every setjmp/longjmp) lives in
-        // this C target, and nothing else.
+        // All of libpng, libjpeg, libwebp, giflib, libavif and Little CMS (and every setjmp/longjmp)
+        // lives in this C target, and nothing else; zlib inflates a PNG's profile, libwebpmux adds
+        // one to a WebP.
         .target(
             name: "CHoardCodecs",
-            dependencies: ["CHoardPNG", "CHoardJPEG", "CHoardWebP", "CHoardGIF", "CHoardAVIF"]
+            dependencies: ["CHoardPNG", "CHoardJPEG", "CHoardWebP", "CHoardGIF", "CHoardAVIF", "CHoardLCMS"],
+            linkerSettings: [.linkedLibrary("z"), .linkedLibrary("webpmux")]
         ),
         // What the library and the tool share: system calls that retry EINTR and name the failing
         // call, files and folders, the lock, SHA-256 and zero padding. Internal to the package.

@@ -154,6 +154,27 @@ static uint64_t hoard_avif_max_tiles(uint64_t max_pixels) {
     return tiles < 64 ? 64 : tiles;
 }
 
+void hoard_avif_decoder_colour(const hoard_avif_decoder *decoder, hoard_colour_info *info, const uint8_t **bytes,
+                               size_t *length) {
+    if (info != NULL) {
+        memset(info, 0, sizeof *info);
+        info->cicp_primaries = 2;
+        info->cicp_transfer = 2;
+    }
+    if (bytes != NULL) *bytes = NULL;
+    if (length != NULL) *length = 0;
+    if (decoder == NULL || decoder->decoder == NULL || decoder->decoder->image == NULL) return;
+    const avifImage *image = decoder->decoder->image;
+    if (info != NULL) {
+        info->cicp_primaries = (int)image->colorPrimaries;
+        info->cicp_transfer = (int)image->transferCharacteristics;
+    }
+    if (bytes != NULL && length != NULL && image->icc.size > 0) {
+        *bytes = image->icc.data;
+        *length = image->icc.size;
+    }
+}
+
 void hoard_avif_decoder_destroy(hoard_avif_decoder *decoder) {
     if (decoder == NULL) return;
     if (decoder->decoder != NULL) avifDecoderDestroy(decoder->decoder);

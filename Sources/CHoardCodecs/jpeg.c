@@ -212,9 +212,14 @@ hoard_jpeg_decoder *hoard_jpeg_decoder_create(const uint8_t *data, size_t size,
     case JCS_CMYK:
     case JCS_YCCK:
         cinfo->out_color_space = JCS_CMYK;
-        decoder->from_cmyk = 1;
         decoder->cmyk_inverted = cinfo->saw_Adobe_marker;
-        decoder->channels = 3;
+        if (options->raw_cmyk) {
+            decoder->channels = 4;
+            info->cmyk_layout = decoder->cmyk_inverted ? HOARD_LAYOUT_CMYK_INVERTED : HOARD_LAYOUT_CMYK;
+        } else {
+            decoder->from_cmyk = 1;
+            decoder->channels = 3;
+        }
         break;
     default:
         cinfo->out_color_space = JCS_EXT_RGB;
@@ -252,9 +257,8 @@ int hoard_jpeg_decoder_exif(const hoard_jpeg_decoder *decoder, const uint8_t **b
     return 0;
 }
 
-/// CMYK (inverted when Adobe wrote it) to RGB: each colour channel times the key, both as ink-free.
-static void hoard_cmyk_row_to_rgb(const JSAMPLE *cmyk, uint8_t *rgb, uint32_t width, int inverted) {
-    for (uint32_t x = 0; x < width; x++) {
+void hoard_cmyk_to_rgb(const uint8_t *cmyk, uint8_t *rgb, size_t count, int inverted) {
+    for (size_t x = 0; x < count; x++) {
         unsigned c = cmyk[0], m = cmyk[1], y = cmyk[2], k = cmyk[3];
         if (!inverted) {
             c = 255 - c;
@@ -321,7 +325,7 @@ int hoard_jpeg_decoder_read(hoard_jpeg_decoder *decoder, uint8_t *pixels, size_t
         while (cinfo->output_scanline < cinfo->output_height) {
             uint8_t *destination = pixels + (size_t)cinfo->output_scanline * stride;
             if (jpeg_read_scanlines(cinfo, row, 1) == 1) {
-                hoard_cmyk_row_to_rgb(row[0], destination, cinfo->output_width, decoder->cmyk_inverted);
+                hoard_cmyk_to_rgb(row[0], destination, cinfo->output_width, decoder->cmyk_inverted);
             }
         }
     } else {
@@ -355,14 +359,16 @@ typedef struct {
 } hoard_jpeg_encoder;
 
 int hoard_jpeg_encode(const uint8_t *pixels, uint32_t width, uint32_t height, uint32_t channels,
-                      int quality, uint8_t **output, size_t *output_size, hoard_codec_result *result) {
+                      int quality, const uint8_t *icc, size_t icc_size, uint8_t **output, size_t *output_size,
+                      hoard_codec_result *result) {
     if (result == NULL) return HOARD_CODEC_INVALID_ARGUMENT;
     hoard_result_reset(result);
     if (pixels == NULL || output == NULL || output_size == NULL || width == 0 || height == 0 ||
         width > JPEG_MAX_DIMENSION || height > JPEG_MAX_DIMENSION || (channels != 1 && channels != 3) ||
-        quality < 1 || quality > 100) {
+        quality < 1 || quality > 100 || (icc != NULL && (icc_size == 0 || icc_size > HOARD_ICC_MAX_BYTES))) {
         hoard_result_fail(result, HOARD_CODEC_INVALID_ARGUMENT,
-                          "JPEG encoding needs pixels, a size up to 65500, 1 or 3 channels and a quality of 1-100");
+                          "JPEG encoding needs pixels, a size up to 65500, 1 or 3 channels, a quality of 1-100 and "
+                          "a profile of at most 4 MiB");
         return result->status;
     }
     *output = NULL;
@@ -391,6 +397,7 @@ int hoard_jpeg_encode(const uint8_t *pixels, uint32_t width, uint32_t height, ui
     jpeg_set_defaults(cinfo); // 4:2:0 for colour, Huffman tables from the standard, baseline
     jpeg_set_quality(cinfo, quality, TRUE);
     jpeg_start_compress(cinfo, TRUE);
+    if (icc != NULL) jpeg_write_icc_profile(cinfo, icc, (unsigned int)icc_size);
     size_t stride = (size_t)width * channels;
     JSAMPROW rows[16];
     while (cinfo->next_scanline < cinfo->image_height) {

@@ -227,17 +227,17 @@ static void hoard_png_write_data(png_structp png, png_bytep bytes, size_t length
 static void hoard_png_flush_data(png_structp png) { (void)png; }
 
 int hoard_png_encode(const uint8_t *pixels, uint32_t width, uint32_t height, uint32_t channels,
-                     int compression_level, uint8_t **output, size_t *output_size,
-                     hoard_codec_result *result) {
+                     int compression_level, const uint8_t *icc, size_t icc_size, uint8_t **output,
+                     size_t *output_size, hoard_codec_result *result) {
     static const int color_types[] = {PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA,
                                       PNG_COLOR_TYPE_RGB, PNG_COLOR_TYPE_RGB_ALPHA};
     if (result == NULL) return HOARD_CODEC_INVALID_ARGUMENT;
     hoard_result_reset(result);
     if (pixels == NULL || output == NULL || output_size == NULL || width == 0 || height == 0 ||
         width > 0x7fffffff || height > 0x7fffffff || channels < 1 || channels > 4 ||
-        compression_level < 0 || compression_level > 9) {
+        compression_level < 0 || compression_level > 9 || (icc != NULL && (icc_size < 132 || icc_size > HOARD_ICC_MAX_BYTES))) {
         hoard_result_fail(result, HOARD_CODEC_INVALID_ARGUMENT,
-                          "PNG encoding needs pixels, a size, 1-4 channels and a level of 0-9");
+                          "PNG encoding needs pixels, a size, 1-4 channels, a level of 0-9 and a profile of 132 B to 4 MiB");
         return result->status;
     }
     *output = NULL;
@@ -276,6 +276,7 @@ int hoard_png_encode(const uint8_t *pixels, uint32_t width, uint32_t height, uin
     png_set_IHDR(png, info, width, height, 8, color_types[channels - 1], PNG_INTERLACE_NONE,
                  PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     png_set_compression_level(png, compression_level);
+    if (icc != NULL) png_set_iCCP(png, info, "ICC profile", PNG_COMPRESSION_TYPE_BASE, icc, (png_uint_32)icc_size);
     size_t stride = (size_t)width * channels;
     for (uint32_t y = 0; y < height; y++) rows[y] = (png_bytep)(pixels + (size_t)y * stride);
     png_write_info(png, info);

@@ -20,6 +20,9 @@ struct hoard_webp_decoder {
     /// The EXIF chunk, when found.
     WebPChunkIterator exif;
     int has_exif;
+    /// The ICCP chunk, when found.
+    WebPChunkIterator icc;
+    int has_icc;
     uint32_t width;
     uint32_t height;
     uint32_t channels;
@@ -65,6 +68,7 @@ void hoard_webp_decoder_destroy(hoard_webp_decoder *decoder) {
     if (decoder == NULL) return;
     if (decoder->animated) WebPDemuxReleaseIterator(&decoder->frame);
     if (decoder->has_exif) WebPDemuxReleaseChunkIterator(&decoder->exif);
+    if (decoder->has_icc) WebPDemuxReleaseChunkIterator(&decoder->icc);
     WebPDemuxDelete(decoder->demux);
     free(decoder);
 }
@@ -163,6 +167,7 @@ hoard_webp_decoder *hoard_webp_decoder_create(const uint8_t *data, size_t size,
             return NULL;
         }
     }
+    if (decoder->demux != NULL && WebPDemuxGetChunk(decoder->demux, "ICCP", 1, &decoder->icc)) decoder->has_icc = 1;
     if (!decoder->animated && options->target_size > 0) {
         uint32_t denominator = hoard_scale_denominator(decoder->width, decoder->height, options->target_size);
         if (denominator > 1) {
@@ -175,6 +180,13 @@ hoard_webp_decoder *hoard_webp_decoder_create(const uint8_t *data, size_t size,
     info->height = decoder->height;
     info->channels = decoder->channels;
     return decoder;
+}
+
+int hoard_webp_decoder_icc(const hoard_webp_decoder *decoder, const uint8_t **bytes, size_t *length) {
+    if (decoder == NULL || bytes == NULL || length == NULL || !decoder->has_icc) return 0;
+    *bytes = decoder->icc.chunk.bytes;
+    *length = decoder->icc.chunk.size;
+    return 1;
 }
 
 int hoard_webp_decoder_exif(const hoard_webp_decoder *decoder, const uint8_t **bytes, size_t *length) {

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include <webp/encode.h>
+#include <webp/mux.h>
 
 /// The bytes written so far: grown with realloc, handed to the caller on success.
 typedef struct {
@@ -60,15 +61,43 @@ static void hoard_webp_encode_fail(hoard_codec_result *result, WebPEncodingError
     hoard_result_fail(result, status, message);
 }
 
+/// Wraps an encoded bitstream with an ICCP chunk through WebPMux (which writes the VP8X header),
+/// and frees the bitstream.
+static int hoard_webp_add_icc(hoard_webp_buffer *bitstream, const uint8_t *icc, size_t icc_size, uint8_t **output,
+                              size_t *output_size, hoard_codec_result *result) {
+    WebPData image = {bitstream->bytes, bitstream->size};
+    WebPData profile = {icc, icc_size};
+    WebPData assembled = {NULL, 0};
+    WebPMux *mux = WebPMuxNew();
+    int ok = mux != NULL && WebPMuxSetImage(mux, &image, 0) == WEBP_MUX_OK &&
+             WebPMuxSetChunk(mux, "ICCP", &profile, 0) == WEBP_MUX_OK && WebPMuxAssemble(mux, &assembled) == WEBP_MUX_OK;
+    WebPMuxDelete(mux);
+    free(bitstream->bytes);
+    uint8_t *copy = ok ? malloc(assembled.size) : NULL;
+    if (copy == NULL) {
+        WebPDataClear(&assembled);
+        hoard_result_fail(result, HOARD_CODEC_OUT_OF_MEMORY, "WebPMux could not add the ICC profile");
+        return result->status;
+    }
+    // Released with hoard_codec_free (free), not WebPFree.
+    memcpy(copy, assembled.bytes, assembled.size);
+    *output = copy;
+    *output_size = assembled.size;
+    WebPDataClear(&assembled);
+    return HOARD_CODEC_OK;
+}
+
 int hoard_webp_encode(const uint8_t *pixels, uint32_t width, uint32_t height, uint32_t channels, int quality,
-                      int lossless, uint8_t **output, size_t *output_size, hoard_codec_result *result) {
+                      int lossless, const uint8_t *icc, size_t icc_size, uint8_t **output, size_t *output_size,
+                      hoard_codec_result *result) {
     if (result == NULL) return HOARD_CODEC_INVALID_ARGUMENT;
     hoard_result_reset(result);
     if (pixels == NULL || output == NULL || output_size == NULL || width == 0 || height == 0 ||
         width > WEBP_MAX_DIMENSION || height > WEBP_MAX_DIMENSION || (channels != 3 && channels != 4) ||
-        quality < 1 || quality > 100) {
+        quality < 1 || quality > 100 || (icc != NULL && (icc_size == 0 || icc_size > HOARD_ICC_MAX_BYTES))) {
         hoard_result_fail(result, HOARD_CODEC_INVALID_ARGUMENT,
-                          "WebP encoding needs pixels, a size up to 16383, 3 or 4 channels and a quality of 1-100");
+                          "WebP encoding needs pixels, a size up to 16383, 3 or 4 channels, a quality of 1-100 "
+                          "and a profile of at most 4 MiB");
         return result->status;
     }
     *output = NULL;
@@ -118,6 +147,7 @@ int hoard_webp_encode(const uint8_t *pixels, uint32_t width, uint32_t height, ui
         hoard_webp_encode_fail(result, encoded ? VP8_ENC_ERROR_BAD_WRITE : code);
         return result->status;
     }
+    if (icc != NULL) return hoard_webp_add_icc(&buffer, icc, icc_size, output, output_size, result);
     *output = buffer.bytes;
     *output_size = buffer.size;
     return HOARD_CODEC_OK;

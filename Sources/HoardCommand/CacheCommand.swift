@@ -143,7 +143,7 @@ extension CacheCommand {
             abstract: "Remove the value under a key, or every value whose key starts with a prefix.",
             discussion: """
                 --prefix reads every entry's header (a scan of the cache folder), for example to drop \
-                every thumbnail and the original of one URL: --prefix "thumbnail/v2 https://example.com/a.jpg".
+                every thumbnail and the original of one URL: --prefix "thumbnail/v3 https://example.com/a.jpg".
                 """)
         @Argument(help: "The key.") var key: String?
         @Option(name: .long, help: ArgumentHelp("Remove every key that starts with this.", valueName: "PREFIX"))

@@ -7,6 +7,7 @@ struct ThumbnailSettings: Sendable {
     let format: OutputFormat
     let quality: Int
     let filter: ThumbnailFilter
+    let colour: Image.ColourHandling
     /// The output folder, an absolute path.
     let outputPath: String
 
@@ -22,7 +23,7 @@ struct ThumbnailSettings: Sendable {
             if case .file(let path) = source { try ThumbnailKey.FileFingerprint(file: path) } else { nil }
         return try ThumbnailKey(
             source: identifier, fingerprint: fingerprint, size: size, format: format.keyFormat, quality: quality,
-            filter: filter.resamplingFilter)
+            filter: filter.resamplingFilter, colour: colour)
     }
 
     /// The cache key of a downloaded original's bytes. Version 2 comes with an

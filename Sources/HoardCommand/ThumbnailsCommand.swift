@@ -82,6 +82,13 @@ struct ThumbnailsCommand: AsyncParsableCommand {
     var filter: ThumbnailFilter = .lanczos3
 
     @Option(
+        name: .long,
+        help:
+            "What happens to a source's colour profile: srgb (convert to sRGB, as viewers assume), keep (keep the values and embed the profile) or ignore (read the values as sRGB)."
+    )
+    var colour: Image.ColourHandling = .srgb
+
+    @Option(
         name: .long, help: ArgumentHelp("Per-download time limit, 0.001-86400 seconds.", valueName: "SECONDS"))
     var timeout: Double = 30
 
@@ -192,7 +199,8 @@ struct ThumbnailsCommand: AsyncParsableCommand {
             logger: ToolLogHandler.logger())
         let cores = ProcessInfo.processInfo.activeProcessorCount
         let settings = ThumbnailSettings(
-            size: size, format: format, quality: quality, filter: filter, outputPath: outputDirectory.path)
+            size: size, format: format, quality: quality, filter: filter, colour: colour,
+            outputPath: outputDirectory.path)
         let downloader = Downloader(
             timeout: timeout, maximumBytes: maxDownloadBytes, maximumRedirects: maxRedirects)
         let batch = ThumbnailBatch(
@@ -222,6 +230,8 @@ enum OutputFormat: String, ExpressibleByArgument, Sendable, CaseIterable {
         }
     }
 }
+
+extension Image.ColourHandling: ExpressibleByArgument {}
 
 /// What `--filter` accepts: the library's resampling filters, spelled for the command line.
 enum ThumbnailFilter: String, ExpressibleByArgument, Sendable, CaseIterable {

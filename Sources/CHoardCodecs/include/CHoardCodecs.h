@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "CHoardColour.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -69,6 +71,9 @@ typedef struct {
     /// JPEG only: how much of a progressive file a scaled decode (1/2, 1/4 or 1/8) reads; one of
     /// the `HOARD_PROGRESSIVE_*` values. Full-size and baseline decodes read everything.
     uint32_t progressive_reading;
+    /// JPEG only: give CMYK and YCCK files as their 4 CMYK channels (for a colour transform through
+    /// their profile) instead of converting them to RGB by formula.
+    int raw_cmyk;
 } hoard_decode_options;
 
 /// Read every scan of a progressive JPEG.
@@ -91,8 +96,11 @@ typedef struct {
     /// WebP scaling applies).
     uint32_t width;
     uint32_t height;
-    /// Interleaved 8-bit channels per pixel: 1 gray, 2 gray+alpha, 3 RGB, 4 RGBA.
+    /// Interleaved 8-bit channels per pixel: 1 gray, 2 gray+alpha, 3 RGB, 4 RGBA (or CMYK).
     uint32_t channels;
+    /// A JPEG read with `raw_cmyk`: `HOARD_LAYOUT_CMYK` or `HOARD_LAYOUT_CMYK_INVERTED` when its 4
+    /// channels are CMYK; else 0.
+    uint32_t cmyk_layout;
 } hoard_image_info;
 
 /// Frees a buffer returned by an encoder.
@@ -114,11 +122,12 @@ int hoard_png_decoder_read(hoard_png_decoder *decoder, uint8_t *pixels, size_t c
                            hoard_codec_result *result);
 void hoard_png_decoder_destroy(hoard_png_decoder *decoder);
 
-/// Encodes 8-bit pixels (1-4 channels, tightly packed) as PNG at zlib `compression_level` 0-9.
+/// Encodes 8-bit pixels (1-4 channels, tightly packed) as PNG at zlib `compression_level` 0-9,
+/// with `icc` (when not NULL) as its iCCP profile.
 /// On success `*output` is a buffer to release with `hoard_codec_free`.
 int hoard_png_encode(const uint8_t *pixels, uint32_t width, uint32_t height, uint32_t channels,
-                     int compression_level, uint8_t **output, size_t *output_size,
-                     hoard_codec_result *result);
+                     int compression_level, const uint8_t *icc, size_t icc_size, uint8_t **output,
+                     size_t *output_size, hoard_codec_result *result);
 
 // MARK: - JPEG
 
@@ -137,12 +146,16 @@ int hoard_jpeg_decoder_exif(const hoard_jpeg_decoder *decoder, const uint8_t **b
 int hoard_jpeg_decoder_read(hoard_jpeg_decoder *decoder, uint8_t *pixels, size_t capacity,
                             hoard_codec_result *result);
 void hoard_jpeg_decoder_destroy(hoard_jpeg_decoder *decoder);
+/// CMYK (inverted when Adobe wrote it) to RGB by formula, for files without a usable profile: each
+/// colour channel times the key, both as ink-free.
+void hoard_cmyk_to_rgb(const uint8_t *cmyk, uint8_t *rgb, size_t count, int inverted);
 
 /// Encodes 8-bit gray (1 channel) or RGB (3 channels) pixels as baseline JPEG, 4:2:0 chroma
-/// subsampling for RGB, at `quality` 1-100. On success `*output` is a buffer to release with
+/// subsampling for RGB, at `quality` 1-100, with `icc` (when not NULL) in APP2 markers. On success `*output` is a buffer to release with
 /// `hoard_codec_free`.
 int hoard_jpeg_encode(const uint8_t *pixels, uint32_t width, uint32_t height, uint32_t channels,
-                      int quality, uint8_t **output, size_t *output_size, hoard_codec_result *result);
+                      int quality, const uint8_t *icc, size_t icc_size, uint8_t **output, size_t *output_size,
+                      hoard_codec_result *result);
 
 // MARK: - WebP
 
@@ -158,6 +171,9 @@ hoard_webp_decoder *hoard_webp_decoder_create(const uint8_t *data, size_t size,
 /// The payload of the EXIF chunk (starting at the TIFF header; an `Exif\0\0` prefix is skipped),
 /// if there is one. Returns 1 and sets `bytes`/`length` (valid while the decoder lives), else 0.
 int hoard_webp_decoder_exif(const hoard_webp_decoder *decoder, const uint8_t **bytes, size_t *length);
+/// The payload of the ICCP chunk, if there is one. Returns 1 and sets `bytes`/`length` (valid
+/// while the decoder lives), else 0.
+int hoard_webp_decoder_icc(const hoard_webp_decoder *decoder, const uint8_t **bytes, size_t *length);
 /// Decodes all pixels into `pixels` (`width * height * channels` bytes, tightly packed).
 /// The decoder cannot be read twice. Returns a `hoard_codec_status`.
 int hoard_webp_decoder_read(hoard_webp_decoder *decoder, uint8_t *pixels, size_t capacity,
@@ -167,10 +183,12 @@ void hoard_webp_decoder_destroy(hoard_webp_decoder *decoder);
 /// Encodes 8-bit RGB (3 channels) or RGBA (4, tightly packed) pixels as WebP, sides up to 16383.
 /// Lossy (`lossless` 0): VP8 at `quality` 1-100, 4:2:0, alpha (if any) compressed losslessly.
 /// Lossless (`lossless` 1): VP8L keeping every pixel, RGB under transparent pixels too; `quality`
-/// must still be 1-100 but the effort is libwebp's default (75). On success `*output` is a buffer
+/// must still be 1-100 but the effort is libwebp's default (75). With `icc` (when not NULL) the
+/// file is extended (VP8X) with an ICCP chunk. On success `*output` is a buffer
 /// to release with `hoard_codec_free`.
 int hoard_webp_encode(const uint8_t *pixels, uint32_t width, uint32_t height, uint32_t channels, int quality,
-                      int lossless, uint8_t **output, size_t *output_size, hoard_codec_result *result);
+                      int lossless, const uint8_t *icc, size_t icc_size, uint8_t **output, size_t *output_size,
+                      hoard_codec_result *result);
 
 // MARK: - GIF
 
@@ -209,6 +227,10 @@ hoard_avif_decoder *hoard_avif_decoder_create(const uint8_t *data, size_t size,
 /// The display transform after the crop: `irot` as quarter turns anticlockwise (0-3), then `imir`
 /// as the axis (-1 no mirror, 0 top and bottom exchanged, 1 left and right exchanged).
 void hoard_avif_decoder_transform(const hoard_avif_decoder *decoder, int *quarter_turns, int *mirror_axis);
+/// The `colr` boxes: an ICC profile (`bytes`/`length`, valid while the decoder lives; NULL when
+/// none) and the nclx primaries and transfer in `info` (2, unspecified, when absent).
+void hoard_avif_decoder_colour(const hoard_avif_decoder *decoder, hoard_colour_info *info, const uint8_t **bytes,
+                               size_t *length);
 /// Converts the decoded pixels into `pixels` (`width * height * channels` bytes, tightly packed).
 /// The decoder cannot be read twice. Returns a `hoard_codec_status`.
 int hoard_avif_decoder_read(hoard_avif_decoder *decoder, uint8_t *pixels, size_t capacity,

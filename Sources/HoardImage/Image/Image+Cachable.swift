@@ -9,7 +9,7 @@ extension Image: Cachable {
     public static var cacheTypeIdentifier: String { "Hoard.Image" }
 
     /// PNG when the image has alpha (lossless), else JPEG at ``cacheJPEGQuality`` (lossy: the value
-    /// read back is close to, not equal to, the one stored).
+    /// read back is close to, not equal to, the one stored), with the ``colourProfile`` embedded.
     ///
     /// - Throws: ``ImageError``.
     public func encode() throws -> Data {
@@ -29,10 +29,13 @@ extension Image: Cachable {
     }
 
     /// Decodes PNG or JPEG bytes (what ``encode()`` stores; WebP, GIF and AVIF too) with the
-    /// default ``DecodingOptions``.
+    /// default ``DecodingOptions`` but ``ColourHandling/keep``: an image stored with a
+    /// ``colourProfile`` comes back with the same profile and values.
     ///
     /// - Throws: ``ImageError``.
     public static func decode(_ data: Data) throws -> Image {
-        try Image(data: data)
+        var options = DecodingOptions()
+        options.colour = .keep
+        return try Image(data: data, options: options)
     }
 }

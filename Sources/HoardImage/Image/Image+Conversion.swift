@@ -5,13 +5,21 @@ extension Image {
     ///
     /// Gray becomes colour by copying the gray value into red, green and blue; colour becomes gray
     /// by Rec. 601 luma (`0.299 R + 0.587 G + 0.114 B`). Adding alpha makes every pixel opaque;
-    /// removing alpha drops it (use ``flattened(onto:)`` to composite instead).
+    /// removing alpha drops it (use ``flattened(onto:)`` to composite instead). Between gray and
+    /// colour, an image with a ``colourProfile`` is converted to sRGB first (a profile describes
+    /// one of the two); otherwise the profile is kept.
     ///
     /// - Parameter target: The format wanted.
     /// - Returns: `self` when the format already matches, else a converted copy.
     /// - Complexity: O(pixels).
     public func converted(to target: PixelFormat) -> Image {
         guard target != format else { return self }
+        if colourProfile != nil, target.isColor != format.isColor {
+            // A profile Little CMS cannot use was checked when it was made; if it still fails, the
+            // values are read as sRGB, as a decoder does with such a profile.
+            let srgb = (try? convertedToSRGB()) ?? Image(unchecked: width, height: height, format: format, pixels: pixels)
+            return srgb.converted(to: target)
+        }
         let sourceChannels = format.channelCount
         let targetChannels = target.channelCount
         let sourceFormat = format
@@ -43,7 +51,7 @@ extension Image {
             }
             initialized = count * targetChannels
         }
-        return Image(unchecked: width, height: height, format: target, pixels: output)
+        return Image(unchecked: width, height: height, format: target, pixels: output, colourProfile: colourProfile)
     }
 
     /// Composites the image onto a uniform gray background and drops alpha.
@@ -70,7 +78,7 @@ extension Image {
             }
             initialized = count * colorChannels
         }
-        return Image(unchecked: width, height: height, format: format == .rgba8 ? .rgb8 : .gray8, pixels: output)
+        return Image(unchecked: width, height: height, format: format == .rgba8 ? .rgb8 : .gray8, pixels: output, colourProfile: colourProfile)
     }
 
     private static func luma(_ r: UInt8, _ g: UInt8, _ b: UInt8) -> UInt8 {

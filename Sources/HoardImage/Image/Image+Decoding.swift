@@ -15,8 +15,13 @@ extension Image {
     /// first image is read. AVIF comes back as gray (4:0:0) or RGB, with alpha when it has an alpha
     /// item, 10 and 12 bits reduced to 8, its clean aperture cropped; a sequence as its first
     /// frame. JPEG and WebP are turned upright according to their EXIF orientation, AVIF according
-    /// to its `irot` and `imir`, unless ``DecodingOptions/appliesOrientation`` is off. ICC profiles
-    /// and HDR transfer functions are not applied: the values are the stored ones.
+    /// to its `irot` and `imir`, unless ``DecodingOptions/appliesOrientation`` is off.
+    ///
+    /// Colours are converted to sRGB by default (see ``DecodingOptions/colour``): from the embedded
+    /// ICC profile (JPEG APP2, PNG `iCCP`, WebP `ICCP`, AVIF `colr`, a CMYK JPEG's through its
+    /// profile), else from a PNG's `cHRM` and `gAMA` or an AVIF's `nclx` primaries and transfer.
+    /// A profile that cannot be used is ignored with a warning. HDR transfers (PQ, HLG) are not
+    /// tone-mapped: their values stay as stored, with a warning.
     ///
     /// ```swift
     /// let image = try Image(data: try Data(contentsOf: url))
@@ -51,7 +56,7 @@ extension Image {
         throws(ImageError) -> (image: Image, warnings: [String])
     {
         let decoded = try decodeKeepingFullSize(data, options: options)
-        return (decoded.image, decoded.warnings)
+        return (try decoded.image.finishingColour(options.colour), decoded.warnings)
     }
 
     /// Makes a thumbnail from encoded bytes in one call: decode-time downscaling first (JPEG, still
@@ -61,7 +66,11 @@ extension Image {
     /// the DCT-scaled decode, and is rounded as Pillow's `Image.thumbnail` rounds it (see
     /// ``resized(toFit:filter:)``): a 2268 x 1512 JPEG fitted into 256 decodes at 1/8 scale
     /// (284 x 189) and is then resampled to exactly 256 x 171, the size Pillow and `vipsthumbnail`
-    /// make. Images within the box keep their size.
+    /// make. Images within the box keep their size. Colours are converted to sRGB (unless `options`
+    /// say otherwise) on the decoded raster, after decode-time downscaling and before the filter:
+    /// a 12 MP JPEG is converted at 1/64 of its pixels, and the result is the one converting the
+    /// whole image would give (converting after the filter instead differs where the filter mixes
+    /// colours the conversion clips).
     ///
     /// ```swift
     /// let thumbnail = try Image.thumbnail(from: photoBytes, fittingIn: 256)
@@ -88,10 +97,16 @@ extension Image {
         let decoded = try decodeKeepingFullSize(data, options: options)
         guard let size = try fittingSize(width: decoded.fullWidth, height: decoded.fullHeight, box: box) else {
             // Within the box: decoded at full size (no DCT scale shrinks below the target).
-            return decoded.image
+            return try decoded.image.finishingColour(options.colour)
         }
         // No larger than the full size, which the decoding limit allowed: no second limit here.
-        return decoded.image.resampled(width: size.width, height: size.height, filter: filter)
+        let converted = try decoded.image.finishingColour(options.colour)
+        return converted.resampled(width: size.width, height: size.height, filter: filter)
+    }
+
+    /// The decoded image as `handling` leaves it: converted to sRGB, or as it is.
+    private func finishingColour(_ handling: ColourHandling) throws(ImageError) -> Image {
+        handling == .srgb ? try convertedToSRGB() : self
     }
 
     // MARK: - Private

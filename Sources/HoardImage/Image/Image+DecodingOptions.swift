@@ -51,8 +51,12 @@ extension Image {
         /// with the last bit of refinement left out at 1/8 scale.
         public var progressiveReading: ProgressiveReading = .nearlyExact
 
+        /// What to do with the file's colour description (default ``Image/ColourHandling/srgb``:
+        /// convert to sRGB).
+        public var colour: ColourHandling = .srgb
+
         /// Creates options with the defaults: 64 MP limit, full size, orientation applied, strict
-        /// about truncation, lenient about other warnings.
+        /// about truncation, lenient about other warnings, colours converted to sRGB.
         public init() {}
 
         /// Creates options for decoding straight to a size close to `targetSize`.

@@ -7,7 +7,8 @@ extension Image {
     /// The JPEG quality used when none is given: 90.
     public static let defaultJPEGQuality = 90
 
-    /// Encodes the image as PNG, keeping every pixel exactly (8 bits per channel, all four formats).
+    /// Encodes the image as PNG, keeping every pixel exactly (8 bits per channel, all four formats),
+    /// with its ``colourProfile`` (if any) as an `iCCP` chunk.
     ///
     /// - Parameter compressionLevel: zlib level 0 (fastest) to 9 (smallest); default 6, libpng's.
     /// - Returns: A complete PNG file.
@@ -19,14 +20,15 @@ extension Image {
         } catch {
             throw .invalidValue(error)
         }
-        return try encode(.png) { pixels, output, size, result in
+        return try encode(.png) { pixels, icc, iccSize, output, size, result in
             hoard_png_encode(
                 pixels, UInt32(width), UInt32(height), UInt32(format.channelCount),
-                Int32(compressionLevel), output, size, result)
+                Int32(compressionLevel), icc, iccSize, output, size, result)
         }
     }
 
-    /// Encodes the image as a baseline JPEG (4:2:0 chroma subsampling for colour).
+    /// Encodes the image as a baseline JPEG (4:2:0 chroma subsampling for colour), with its
+    /// ``colourProfile`` (if any) in APP2 markers.
     ///
     /// JPEG has no alpha: images with alpha are composited onto white first (see
     /// ``flattened(onto:)``), so transparent areas come out white rather than as whatever colour
@@ -39,10 +41,10 @@ extension Image {
     public func jpegData(quality: Int = Image.defaultJPEGQuality) throws(ImageError) -> Data {
         guard (1...100).contains(quality) else { throw .invalidQuality(quality) }
         let opaque = hasAlpha ? flattened(onto: 255) : self
-        return try opaque.encode(.jpeg) { pixels, output, size, result in
+        return try opaque.encode(.jpeg) { pixels, icc, iccSize, output, size, result in
             hoard_jpeg_encode(
                 pixels, UInt32(opaque.width), UInt32(opaque.height),
-                UInt32(opaque.format.channelCount), Int32(quality), output, size, result)
+                UInt32(opaque.format.channelCount), Int32(quality), icc, iccSize, output, size, result)
         }
     }
 
@@ -57,7 +59,8 @@ extension Image {
     /// Alpha is kept either way: in a lossy file it is compressed losslessly beside the lossy
     /// colour. Lossless keeps every pixel, the colour under fully transparent pixels too. Gray
     /// images are encoded as RGB (WebP has no gray), so they decode as ``PixelFormat/rgb8`` (or
-    /// ``PixelFormat/rgba8`` with alpha).
+    /// ``PixelFormat/rgba8`` with alpha; a gray image's profile is then applied first). Its
+    /// ``colourProfile`` (if any) goes in an `ICCP` chunk.
     ///
     /// ```swift
     /// let small = try photo.webpData(quality: 80)
@@ -78,18 +81,19 @@ extension Image {
                 .webp, message: "\(width) x \(height) has a side over WebP's limit of \(Self.maximumWebPSide)")
         }
         let color = format.isColor ? self : converted(to: hasAlpha ? .rgba8 : .rgb8)
-        return try color.encode(.webp) { pixels, output, size, result in
+        return try color.encode(.webp) { pixels, icc, iccSize, output, size, result in
             hoard_webp_encode(
                 pixels, UInt32(color.width), UInt32(color.height), UInt32(color.format.channelCount),
-                Int32(quality), lossless ? 1 : 0, output, size, result)
+                Int32(quality), lossless ? 1 : 0, icc, iccSize, output, size, result)
         }
     }
 
-    /// Runs one C encoder and hands its malloc'd buffer to `Data` without copying.
+    /// Runs one C encoder, with the profile's bytes (or NULL), and hands its malloc'd buffer to
+    /// `Data` without copying.
     private func encode(
         _ format: ImageFormat,
         _ call: (
-            UnsafePointer<UInt8>?, UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>,
+            UnsafePointer<UInt8>?, UnsafePointer<UInt8>?, Int, UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>,
             UnsafeMutablePointer<Int>, UnsafeMutablePointer<hoard_codec_result>
         ) -> Int32
     ) throws(ImageError) -> Data {
@@ -99,7 +103,14 @@ extension Image {
         var output: UnsafeMutablePointer<UInt8>?
         var size = 0
         var result = hoard_codec_result()
-        let status = pixels.withUnsafeBufferPointer { call($0.baseAddress, &output, &size, &result) }
+        let status = pixels.withUnsafeBufferPointer { pixels in
+            guard let icc = colourProfile?.iccData else {
+                return call(pixels.baseAddress, nil, 0, &output, &size, &result)
+            }
+            return icc.withUnsafeBytes { icc in
+                call(pixels.baseAddress, icc.bindMemory(to: UInt8.self).baseAddress, icc.count, &output, &size, &result)
+            }
+        }
         guard status == Int32(HOARD_CODEC_OK.rawValue), let output else {
             throw .encodingFailed(format, message: result.messageText)
         }

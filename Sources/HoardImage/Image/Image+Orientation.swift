@@ -61,7 +61,7 @@ extension Image {
             }
             initialized = pixels.count
         }
-        return Image(unchecked: outWidth, height: outHeight, format: format, pixels: output)
+        return Image(unchecked: outWidth, height: outHeight, format: format, pixels: output, colourProfile: colourProfile)
     }
 }
 

@@ -58,7 +58,7 @@ extension Image {
             source: self,
             horizontal: .init(inputSize: self.width, outputSize: width, filter: filter),
             vertical: .init(inputSize: self.height, outputSize: height, filter: filter))
-        return Image(unchecked: width, height: height, format: format, pixels: resampler.run())
+        return Image(unchecked: width, height: height, format: format, pixels: resampler.run(), colourProfile: colourProfile)
     }
 
     /// The size an image of `width` x `height` takes when fitted into a square `box`, or `nil`

@@ -21,6 +21,10 @@ public struct Image: Sendable, Equatable {
     public let format: PixelFormat
     /// Row-major pixels, `width * format.channelCount` bytes per row, no padding between rows.
     public let pixels: [UInt8]
+    /// The colour space ``pixels`` are in, when it is not sRGB: set by decoding with
+    /// ``ColourHandling/keep``, kept by resizing and orientation, embedded by the encoders, and
+    /// removed by ``convertedToSRGB()``. `nil` means sRGB.
+    public let colourProfile: ColourProfile?
 
     /// Creates an image from raw pixels.
     ///
@@ -29,9 +33,14 @@ public struct Image: Sendable, Equatable {
     ///   - height: The number of rows, at least 1.
     ///   - format: The channel layout of `pixels`.
     ///   - pixels: Exactly `width * height * format.channelCount` bytes, row by row.
-    /// - Throws: ``ImageError/invalidDimensions(width:height:)`` when a side is not positive, and
-    ///   ``ImageError/pixelCountMismatch(expected:actual:)`` when `pixels` has the wrong length.
-    public init(width: Int, height: Int, format: PixelFormat, pixels: [UInt8]) throws {
+    ///   - colourProfile: The colour space of `pixels`, or `nil` for sRGB: a gray profile for gray
+    ///     formats, an RGB one for colour formats.
+    /// - Throws: ``ImageError/invalidDimensions(width:height:)`` when a side is not positive,
+    ///   ``ImageError/pixelCountMismatch(expected:actual:)`` when `pixels` has the wrong length, and
+    ///   ``ImageError/invalidColourProfile(message:)`` for a profile of another colour space.
+    public init(width: Int, height: Int, format: PixelFormat, pixels: [UInt8], colourProfile: ColourProfile? = nil)
+        throws
+    {
         guard width > 0, height > 0, width.multipliedReportingOverflow(by: height).overflow == false else {
             throw ImageError.invalidDimensions(width: width, height: height)
         }
@@ -39,16 +48,22 @@ public struct Image: Sendable, Equatable {
         guard !overflow, pixels.count == expected else {
             throw ImageError.pixelCountMismatch(expected: overflow ? Int.max : expected, actual: pixels.count)
         }
-        self.init(unchecked: width, height: height, format: format, pixels: pixels)
+        if let colourProfile, !colourProfile.describes(format) {
+            throw ImageError.invalidColourProfile(
+                message: "a \(colourProfile.colourSpace) profile cannot describe \(format) pixels")
+        }
+        self.init(unchecked: width, height: height, format: format, pixels: pixels, colourProfile: colourProfile)
     }
 
     /// Creates an image whose invariants the caller has already established.
-    init(unchecked width: Int, height: Int, format: PixelFormat, pixels: [UInt8]) {
+    init(unchecked width: Int, height: Int, format: PixelFormat, pixels: [UInt8], colourProfile: ColourProfile? = nil) {
         assert(width > 0 && height > 0 && pixels.count == width * height * format.channelCount)
+        assert(colourProfile.map { $0.describes(format) } ?? true)
         self.width = width
         self.height = height
         self.format = format
         self.pixels = pixels
+        self.colourProfile = colourProfile
     }
 
     /// Whether the pixels carry an alpha channel (``PixelFormat/grayAlpha8`` or ``PixelFormat/rgba8``).

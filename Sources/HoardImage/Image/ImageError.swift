@@ -32,6 +32,9 @@ public enum ImageError: Error, Sendable, Hashable {
     case pixelCountMismatch(expected: Int, actual: Int)
     /// A JPEG or WebP quality outside 1...100.
     case invalidQuality(Int)
+    /// An ICC profile that cannot be used: over the size limit, damaged, of a kind that does not
+    /// convert to a display (a device link, say), or of another colour space than the pixels.
+    case invalidColourProfile(message: String)
     /// Another argument Hoard cannot use (a box of 0 pixels, a compression level outside 0...9).
     case invalidValue(InvalidValueError)
 }
@@ -62,6 +65,8 @@ extension ImageError: CustomStringConvertible {
             "Pixel buffer holds \(actual) bytes, expected \(expected)"
         case .invalidQuality(let quality):
             "JPEG or WebP quality \(quality) is outside 1...100"
+        case .invalidColourProfile(let message):
+            "Unusable ICC profile: \(message)"
         case .invalidValue(let error):
             "Invalid value: \(error)"
         }

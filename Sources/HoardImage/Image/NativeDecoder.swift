@@ -16,28 +16,38 @@ struct NativeDecoder: Sendable {
     typealias Destroy = @convention(c) (OpaquePointer?) -> Void
     /// How the stored pixels must be turned, read from a created decoder.
     typealias ReadOrientation = @Sendable (OpaquePointer) -> Image.Orientation
+    /// Where a format's colour description is read: from the bytes before the decoder is made
+    /// (JPEG, PNG), or from a created decoder (WebP, AVIF).
+    enum ColourReader: Sendable {
+        case none
+        case bytes(@Sendable (UnsafeBufferPointer<UInt8>) -> ColourDescription)
+        case decoder(@Sendable (OpaquePointer) -> ColourDescription)
+    }
 
     let format: ImageFormat
     let create: Create
     let read: Read
     let destroy: Destroy
     let orientation: ReadOrientation
+    let colour: ColourReader
 
     static let png = NativeDecoder(
         format: .png, create: hoard_png_decoder_create, read: hoard_png_decoder_read,
-        destroy: hoard_png_decoder_destroy, orientation: { _ in .up })
+        destroy: hoard_png_decoder_destroy, orientation: { _ in .up }, colour: .bytes(ColourDescription.png))
     static let jpeg = NativeDecoder(
         format: .jpeg, create: hoard_jpeg_decoder_create, read: hoard_jpeg_decoder_read,
-        destroy: hoard_jpeg_decoder_destroy, orientation: { exifOrientation($0, hoard_jpeg_decoder_exif) })
+        destroy: hoard_jpeg_decoder_destroy, orientation: { exifOrientation($0, hoard_jpeg_decoder_exif) },
+        colour: .bytes(ColourDescription.jpeg))
     static let webp = NativeDecoder(
         format: .webp, create: hoard_webp_decoder_create, read: hoard_webp_decoder_read,
-        destroy: hoard_webp_decoder_destroy, orientation: { exifOrientation($0, hoard_webp_decoder_exif) })
+        destroy: hoard_webp_decoder_destroy, orientation: { exifOrientation($0, hoard_webp_decoder_exif) },
+        colour: .decoder(ColourDescription.webp))
     static let gif = NativeDecoder(
         format: .gif, create: hoard_gif_decoder_create, read: hoard_gif_decoder_read,
-        destroy: hoard_gif_decoder_destroy, orientation: { _ in .up })
+        destroy: hoard_gif_decoder_destroy, orientation: { _ in .up }, colour: .none)
     static let avif = NativeDecoder(
         format: .avif, create: hoard_avif_decoder_create, read: hoard_avif_decoder_read,
-        destroy: hoard_avif_decoder_destroy, orientation: avifOrientation)
+        destroy: hoard_avif_decoder_destroy, orientation: avifOrientation, colour: .decoder(ColourDescription.avif))
 
     static func forFormat(_ format: ImageFormat) -> NativeDecoder {
         switch format {
@@ -53,8 +63,10 @@ struct NativeDecoder: Sendable {
     /// array that the image keeps.
     ///
     /// - Returns: The image as decoded (before orientation, and smaller than declared when DCT
-    ///   or WebP scaling applied), the size its header declares (also before orientation), its
-    ///   orientation (EXIF for JPEG and WebP, `irot`/`imir` for AVIF), and the warnings.
+    ///   or WebP scaling applied) with the colour profile its values are in (unless `options` say
+    ///   ``Image/ColourHandling/ignore``; a CMYK JPEG's profile is applied here), the size its
+    ///   header declares (also before orientation), its orientation (EXIF for JPEG and WebP,
+    ///   `irot`/`imir` for AVIF), and the warnings.
     func decode(_ data: Data, options: Image.DecodingOptions) throws(ImageError)
         -> (image: Image, declaredWidth: Int, declaredHeight: Int, orientation: Image.Orientation, warnings: [String])
     {
@@ -66,18 +78,27 @@ struct NativeDecoder: Sendable {
             allow_truncated: options.allowsTruncatedData ? 1 : 0,
             warnings_are_errors: options.treatsWarningsAsErrors ? 1 : 0,
             max_scans: UInt32(clamping: max(0, options.maximumScanCount)),
-            progressive_reading: options.progressiveReading.native)
+            progressive_reading: options.progressiveReading.native,
+            raw_cmyk: 0)
         var info = hoard_image_info()
         var result = hoard_codec_result()
+        var colour = ColourDescription.srgb
         let outcome: Result<(Image, Image.Orientation), ImageError> = data.withUnsafeBytes { raw in
             let bytes = raw.bindMemory(to: UInt8.self)
             guard let base = bytes.baseAddress, !bytes.isEmpty else { return .failure(.emptyData) }
+            if options.colour != .ignore, case .bytes(let read) = self.colour {
+                colour = read(bytes)
+                // A CMYK profile converts libjpeg's CMYK values themselves.
+                if colour.profile?.colourSpace == .cmyk { nativeOptions.raw_cmyk = 1 }
+            }
             guard let decoder = create(base, bytes.count, &nativeOptions, &info, &result) else {
                 return .failure(result.imageError(format, info: info, options: options))
             }
             defer { destroy(decoder) }
+            if options.colour != .ignore, case .decoder(let read) = self.colour { colour = read(decoder) }
             let orientation = self.orientation(decoder)
-            guard let pixelFormat = Image.PixelFormat(channelCount: Int(info.channels)),
+            let cmykLayout = info.cmyk_layout
+            guard let pixelFormat = Image.PixelFormat(channelCount: cmykLayout != 0 ? 3 : Int(info.channels)),
                 info.width > 0, info.height > 0
             else {
                 return .failure(
@@ -100,14 +121,64 @@ struct NativeDecoder: Sendable {
             guard status == Int32(HOARD_CODEC_OK.rawValue) else {
                 return .failure(result.imageError(format, info: info, options: options))
             }
-            let image = Image(unchecked: Int(info.width), height: Int(info.height), format: pixelFormat, pixels: pixels)
+            let width = Int(info.width), height = Int(info.height)
+            if cmykLayout != 0 {
+                let rgb = Self.convertCMYK(pixels, layout: hoard_pixel_layout(cmykLayout), colour: &colour)
+                return .success((Image(unchecked: width, height: height, format: .rgb8, pixels: rgb), orientation))
+            }
+            let profile = Self.usableProfile(&colour, for: pixelFormat, handling: options.colour)
+            let image = Image(unchecked: width, height: height, format: pixelFormat, pixels: pixels, colourProfile: profile)
             return .success((image, orientation))
         }
         let (image, orientation) = try outcome.get()
         // The header's size, as the C layer read it before choosing a DCT scale.
         let declaredWidth = info.declared_width > 0 ? Int(info.declared_width) : image.width
         let declaredHeight = info.declared_height > 0 ? Int(info.declared_height) : image.height
-        return (image, declaredWidth, declaredHeight, orientation, result.warningLines)
+        return (image, declaredWidth, declaredHeight, orientation, result.warningLines + colour.warnings)
+    }
+
+    /// The profile `colour` describes, when it fits `format` and `handling` needs it: for
+    /// ``Image/ColourHandling/srgb`` only one that changes something, and whose transform Little
+    /// CMS could make (made now, so that the conversion after a resize cannot fail). What cannot
+    /// be used becomes a warning, and the values are read as sRGB.
+    private static func usableProfile(
+        _ colour: inout ColourDescription, for format: Image.PixelFormat, handling: Image.ColourHandling
+    ) -> ColourProfile? {
+        guard let profile = colour.profile, handling != .ignore else { return nil }
+        guard profile.describes(format) else {
+            colour.warnings.append(
+                "a \(profile.colourSpace) ICC profile does not describe \(format) pixels; colours read as sRGB")
+            return nil
+        }
+        guard handling == .srgb else { return profile }
+        if profile.isSRGB { return nil }
+        do {
+            _ = try ColourTransform.cached(for: profile, layout: format.colourLayout)
+            return profile
+        } catch {
+            colour.warnings.append("\(error); colours read as sRGB")
+            return nil
+        }
+    }
+
+    /// libjpeg's CMYK values as sRGB: through the file's profile, else (with a warning) by formula.
+    private static func convertCMYK(_ cmyk: [UInt8], layout: hoard_pixel_layout, colour: inout ColourDescription)
+        -> [UInt8]
+    {
+        if let profile = colour.profile {
+            do {
+                return try ColourTransform.cached(for: profile, layout: layout).apply(to: cmyk)
+            } catch {
+                colour.warnings.append("\(error); CMYK converted by formula")
+            }
+        }
+        let count = cmyk.count / 4
+        return [UInt8](unsafeUninitializedCapacity: count * 3) { rgb, initialized in
+            cmyk.withUnsafeBufferPointer {
+                hoard_cmyk_to_rgb($0.baseAddress, rgb.baseAddress, count, layout == HOARD_LAYOUT_CMYK_INVERTED ? 1 : 0)
+            }
+            initialized = count * 3
+        }
     }
 
     /// The orientation tag of the Exif block a JPEG or WebP decoder found, else ``Image/Orientation/up``.

@@ -18,19 +18,20 @@ import HoardSystem
 ///   of them, so that no secret is stored) or the `file://` URL of an absolute path;
 /// - for a local file, its **fingerprint** (size and modification time), so that an edited file
 ///   is thumbnailed again;
-/// - the **size** (`--size`), **format** (`--format`), JPEG or WebP **quality** (`--quality`) and
-///   resampling **filter** (`--filter`), whose defaults here are the tool's.
+/// - the **size** (`--size`), **format** (`--format`), JPEG or WebP **quality** (`--quality`),
+///   resampling **filter** (`--filter`) and **colour** handling (`--colour`), whose defaults here
+///   are the tool's.
 ///
-/// Keys start with `thumbnail/v2`: the version changes whenever the tool's output for the same
-/// settings does (v2: thumbnail sizes rounded as Pillow rounds them), so a thumbnail an older
-/// version made is never served as a new one.
+/// Keys start with `thumbnail/v3`: the version changes whenever the tool's output for the same
+/// settings does (v2: thumbnail sizes rounded as Pillow rounds them; v3: colours converted to
+/// sRGB), so a thumbnail an older version made is never served as a new one.
 ///
 /// ```swift
 /// let key = try ThumbnailKey(file: "photos/beach.jpg", size: 256)  // hoard thumbnails photos/beach.jpg --size 256
 /// if let thumbnail = try await Hoard.shared.retrieve(Image.self, forKey: key) {
 ///     print(thumbnail.width, thumbnail.height)
 /// }
-/// print(key)  // thumbnail/v2 file:///home/ada/photos/beach.jpg bytes=2411725 modified=1718000000.123456789 size=256 format=auto quality=85 filter=lanczos3
+/// print(key)  // thumbnail/v3 file:///home/ada/photos/beach.jpg bytes=2411725 modified=1718000000.123456789 size=256 format=auto quality=85 filter=lanczos3 colour=srgb
 /// ```
 public struct ThumbnailKey: Sendable, Hashable {
     /// The tool's default JPEG (and WebP) quality, `--quality`'s default: 85.
@@ -41,7 +42,7 @@ public struct ThumbnailKey: Sendable, Hashable {
     public static let maximumJPEGSide = 65_500
 
     /// The first word of every key; it changes whenever the thumbnails made for a key do.
-    static let version = "thumbnail/v2"
+    static let version = "thumbnail/v3"
 
     /// The source, as the tool names it: an http(s) URL (user information replaced by its
     /// SHA-256) or the `file://` URL of an absolute path.
@@ -56,6 +57,8 @@ public struct ThumbnailKey: Sendable, Hashable {
     public let quality: Int
     /// The resampling filter used after decode-time downscaling.
     public let filter: Image.ResamplingFilter
+    /// What happens to the source's colour profile (default ``Image/ColourHandling/srgb``).
+    public let colour: Image.ColourHandling
 
     /// Creates a key from its parts, for sources named by the caller.
     ///
@@ -73,10 +76,12 @@ public struct ThumbnailKey: Sendable, Hashable {
     ///   - format: The stored encoding; default ``Format/auto``.
     ///   - quality: The JPEG or WebP quality, 1-100; default ``defaultQuality`` (85).
     ///   - filter: The resampling filter; default ``Image/ResamplingFilter/lanczos3``.
+    ///   - colour: What happens to the source's colours; default ``Image/ColourHandling/srgb``.
     /// - Throws: ``ThumbnailKeyError/invalidValue(_:)`` naming `source`, `size` or `quality`.
     public init(
         source: String, fingerprint: FileFingerprint? = nil, size: Int, format: Format = .auto,
-        quality: Int = Self.defaultQuality, filter: Image.ResamplingFilter = .lanczos3
+        quality: Int = Self.defaultQuality, filter: Image.ResamplingFilter = .lanczos3,
+        colour: Image.ColourHandling = .srgb
     ) throws(ThumbnailKeyError) {
         guard !source.isEmpty, !source.contains(where: { $0.isWhitespace || $0.isNewline }) else {
             throw .invalidValue(
@@ -96,6 +101,7 @@ public struct ThumbnailKey: Sendable, Hashable {
         self.format = format
         self.quality = quality
         self.filter = filter
+        self.colour = colour
     }
 
     /// Creates the key the tool uses for a local file: its `file://` URL and its current size and
@@ -114,16 +120,17 @@ public struct ThumbnailKey: Sendable, Hashable {
     ///   - format: The stored encoding; default ``Format/auto``.
     ///   - quality: The JPEG or WebP quality, 1-100; default ``defaultQuality`` (85).
     ///   - filter: The resampling filter; default ``Image/ResamplingFilter/lanczos3``.
+    ///   - colour: What happens to the source's colours; default ``Image/ColourHandling/srgb``.
     /// - Throws: ``ThumbnailKeyError/fileUnavailable(path:call:errno:)`` when the file's status
     ///   cannot be read (`ENOENT`, `EACCES`); ``ThumbnailKeyError/invalidValue(_:)``.
     public init(
         file path: String, size: Int, format: Format = .auto, quality: Int = Self.defaultQuality,
-        filter: Image.ResamplingFilter = .lanczos3
+        filter: Image.ResamplingFilter = .lanczos3, colour: Image.ColourHandling = .srgb
     ) throws(ThumbnailKeyError) {
         let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
         try self.init(
             source: Self.sourceName(ofFile: absolute), fingerprint: FileFingerprint(file: absolute), size: size,
-            format: format, quality: quality, filter: filter)
+            format: format, quality: quality, filter: filter, colour: colour)
     }
 
     /// Creates the key the tool uses for a URL: an http(s) URL as it is (user name and password
@@ -141,27 +148,29 @@ public struct ThumbnailKey: Sendable, Hashable {
     ///   - format: The stored encoding; default ``Format/auto``.
     ///   - quality: The JPEG or WebP quality, 1-100; default ``defaultQuality`` (85).
     ///   - filter: The resampling filter; default ``Image/ResamplingFilter/lanczos3``.
+    ///   - colour: What happens to the source's colours; default ``Image/ColourHandling/srgb``.
     /// - Throws: ``ThumbnailKeyError/unsupportedURL(_:)`` for another scheme or no host;
     ///   ``ThumbnailKeyError/hashUnavailable`` when the SHA-256 of credentials fails; for a file
     ///   URL, as ``init(file:size:format:quality:filter:)``.
     public init(
         url: URL, size: Int, format: Format = .auto, quality: Int = Self.defaultQuality,
-        filter: Image.ResamplingFilter = .lanczos3
+        filter: Image.ResamplingFilter = .lanczos3, colour: Image.ColourHandling = .srgb
     ) throws(ThumbnailKeyError) {
         switch url.scheme?.lowercased() {
         case "file":
-            try self.init(file: url.path, size: size, format: format, quality: quality, filter: filter)
+            try self.init(file: url.path, size: size, format: format, quality: quality, filter: filter, colour: colour)
         case "http", "https":
             guard url.host?.isEmpty == false else { throw .unsupportedURL(Self.redactingCredentials(of: url)) }
             guard let source = Self.sourceName(ofRemote: url) else { throw .hashUnavailable }
-            try self.init(source: source, size: size, format: format, quality: quality, filter: filter)
+            try self.init(source: source, size: size, format: format, quality: quality, filter: filter, colour: colour)
         default:
             throw .unsupportedURL(Self.redactingCredentials(of: url))
         }
     }
 
-    /// The cache key: `thumbnail/v2 <source>[ bytes=<n> modified=<s>.<ns>] size=<n> format=<f>
-    /// quality=<q> filter=<name>`, the filter spelled as the tool's `--filter` spells it.
+    /// The cache key: `thumbnail/v3 <source>[ bytes=<n> modified=<s>.<ns>] size=<n> format=<f>
+    /// quality=<q> filter=<name> colour=<srgb|keep|ignore>`, the filter and colour spelled as the
+    /// tool's `--filter` and `--colour` spell them.
     ///
     /// ```swift
     /// let bytes = try Hoard.shared.storedBytes(forKey: key.key)  // the tool's JPEG, PNG or WebP, as written
@@ -169,11 +178,12 @@ public struct ThumbnailKey: Sendable, Hashable {
     public var key: String {
         let fileFingerprint = fingerprint.map { " " + $0.description } ?? ""
         return
-            "\(Self.version) \(source)\(fileFingerprint) size=\(size) format=\(format.rawValue) quality=\(quality) filter=\(Self.name(of: filter))"
+            "\(Self.version) \(source)\(fileFingerprint) size=\(size) format=\(format.rawValue) quality=\(quality) filter=\(Self.name(of: filter)) colour=\(colour.rawValue)"
     }
 
     /// Makes the thumbnail the tool makes for this key from the source's bytes: decode-time
-    /// downscaling, then ``filter`` down to ``size`` (see ``Image/thumbnail(from:fittingIn:options:filter:)``).
+    /// downscaling, then ``filter`` down to ``size``, then ``colour`` (see
+    /// ``Image/thumbnail(from:fittingIn:options:filter:)``).
     ///
     /// ```swift
     /// let thumbnail = try key.thumbnail(from: Data(contentsOf: photoURL))
@@ -183,7 +193,9 @@ public struct ThumbnailKey: Sendable, Hashable {
     /// - Returns: The thumbnail, upright.
     /// - Throws: ``ImageError``, as ``Image/thumbnail(from:fittingIn:options:filter:)``.
     public func thumbnail(from data: Data) throws(ImageError) -> Image {
-        try Image.thumbnail(from: data, fittingIn: size, filter: filter)
+        var options = Image.DecodingOptions()
+        options.colour = colour
+        return try Image.thumbnail(from: data, fittingIn: size, options: options, filter: filter)
     }
 
     /// The bytes the tool stores and writes for `thumbnail`: PNG for ``Format/png`` (and for

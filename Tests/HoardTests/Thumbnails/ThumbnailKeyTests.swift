@@ -20,16 +20,20 @@ struct ThumbnailKeyTests {
     func keyString() throws {
         let url = try #require(URL(string: "https://example.com/a.jpg"))
         let key = try ThumbnailKey(url: url, size: 256)
-        #expect(key.key == "thumbnail/v2 https://example.com/a.jpg size=256 format=auto quality=85 filter=lanczos3")
+        #expect(key.key == "thumbnail/v3 https://example.com/a.jpg size=256 format=auto quality=85 filter=lanczos3 colour=srgb")
         #expect(key.description == key.key && "\(key)" == key.key)
         let spelled = try ThumbnailKey(
             source: "https://example.com/a.jpg", size: 64, format: .png, quality: 70, filter: .catmullRom)
         #expect(
-            spelled.key == "thumbnail/v2 https://example.com/a.jpg size=64 format=png quality=70 filter=catmull-rom")
+            spelled.key == "thumbnail/v3 https://example.com/a.jpg size=64 format=png quality=70 filter=catmull-rom colour=srgb")
         let names = try Image.ResamplingFilter.allCases.map {
             try ThumbnailKey(source: "s", size: 1, filter: $0).key.components(separatedBy: "filter=").last ?? ""
         }
-        #expect(Set(names) == ["box", "bilinear", "catmull-rom", "lanczos3"])
+        #expect(Set(names) == ["box colour=srgb", "bilinear colour=srgb", "catmull-rom colour=srgb", "lanczos3 colour=srgb"])
+        let colours = try Image.ColourHandling.allCases.map {
+            try ThumbnailKey(source: "s", size: 1, colour: $0).key.components(separatedBy: " colour=").last ?? ""
+        }
+        #expect(colours == ["srgb", "keep", "ignore"])
         #expect(ThumbnailKey.Format.allCases.map(\.description) == ["auto", "jpeg", "png", "webp"])
     }
 
@@ -49,7 +53,7 @@ struct ThumbnailKeyTests {
         #expect(source.hasSuffix("/photo%20one.jpg"))
         #expect(
             key.key
-                == "thumbnail/v2 \(source) bytes=5 modified=1718000000.000001234 size=128 format=jpeg quality=90 filter=box"
+                == "thumbnail/v3 \(source) bytes=5 modified=1718000000.000001234 size=128 format=jpeg quality=90 filter=box colour=srgb"
         )
         #expect(key.fingerprint == (try ThumbnailKey.FileFingerprint(file: path)))
         #expect(
@@ -158,7 +162,7 @@ struct ThumbnailKeyTests {
             try ThumbnailKey(source: "https://example.com/a.jpg", size: 256, format: $0).key
         }
         #expect(Set(keys).count == ThumbnailKey.Format.allCases.count)
-        #expect(keys.last == "thumbnail/v2 https://example.com/a.jpg size=256 format=webp quality=85 filter=lanczos3")
+        #expect(keys.last == "thumbnail/v3 https://example.com/a.jpg size=256 format=webp quality=85 filter=lanczos3 colour=srgb")
     }
 
     @Test("Hoard stores a thumbnail under its key as an Image entry, encoded as the key says, and reads it back")

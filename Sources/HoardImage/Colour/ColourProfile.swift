@@ -1,0 +1,72 @@
+import CHoardCodecs
+import Foundation
+
+/// An ICC colour profile: the colour space an image's pixels are in.
+///
+/// Made by decoding with ``Image/ColourHandling/keep`` (from the file's embedded profile, or from
+/// its PNG `gAMA`/`cHRM` chunks or AVIF `nclx` code points), or from profile bytes. Checked by
+/// Little CMS when made: at most 4 MiB, a valid header, and a profile that opens.
+///
+/// ```swift
+/// var options = Image.DecodingOptions()
+/// options.colour = .keep
+/// let photo = try Image(data: bytes, options: options)
+/// print(photo.colourProfile?.colourSpace)   // .rgb for Display P3
+/// ```
+public struct ColourProfile: Sendable, Hashable {
+    /// What a profile's values mean.
+    public enum ColourSpace: String, Sendable, Hashable {
+        case gray
+        case rgb
+        case cmyk
+    }
+
+    /// The largest profile accepted, checked before parsing: 4 MiB.
+    public static let maximumByteCount = Int(HOARD_ICC_MAX_BYTES)
+
+    /// The profile's bytes, as they will be embedded.
+    public let iccData: Data
+    /// The colour space, from the profile's header.
+    public let colourSpace: ColourSpace
+    /// Whether the profile describes sRGB itself (colorants and curves within rounding), so that
+    /// converting to sRGB would change nothing.
+    let isSRGB: Bool
+
+    /// Checks `iccData` and reads its colour space.
+    ///
+    /// - Throws: ``ImageError/invalidColourProfile(message:)`` saying what is wrong.
+    public init(iccData: Data) throws(ImageError) {
+        var isSRGB: Int32 = 0
+        var message = [CChar](repeating: 0, count: 200)
+        let space = iccData.withUnsafeBytes { raw in
+            hoard_icc_inspect(raw.bindMemory(to: UInt8.self).baseAddress, raw.count, &isSRGB, &message, message.count)
+        }
+        switch space {
+        case HOARD_ICC_GRAY: colourSpace = .gray
+        case HOARD_ICC_RGB: colourSpace = .rgb
+        case HOARD_ICC_CMYK: colourSpace = .cmyk
+        default: throw .invalidColourProfile(message: String(cString: message))
+        }
+        self.iccData = iccData
+        self.isSRGB = isSRGB != 0
+    }
+
+    /// Whether pixels in `format` can be in this colour space: gray profiles for gray formats, RGB
+    /// ones for colour formats.
+    func describes(_ format: Image.PixelFormat) -> Bool {
+        colourSpace == (format.isColor ? .rgb : .gray)
+    }
+
+    /// An RGB profile made from white point and primaries (x, y pairs: white, red, green, blue)
+    /// and a transfer curve.
+    static func rgb(chromaticities: [Double], curve: Int32, gamma: Double = 2.2) throws(ImageError) -> ColourProfile {
+        precondition(chromaticities.count == 8)
+        var output: UnsafeMutablePointer<UInt8>?
+        var size = 0
+        var message = [CChar](repeating: 0, count: 200)
+        let made = hoard_icc_make_rgb(chromaticities, curve, gamma, &output, &size, &message, message.count)
+        guard made == 1, let output else { throw .invalidColourProfile(message: String(cString: message)) }
+        let data = Data(bytesNoCopy: output, count: size, deallocator: .custom { pointer, _ in hoard_colour_free(pointer) })
+        return try ColourProfile(iccData: data)
+    }
+}
