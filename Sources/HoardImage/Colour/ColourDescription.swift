@@ -24,7 +24,7 @@ struct ColourDescription {
         return embedded(Data(bytesNoCopy: output, count: size, deallocator: .custom { pointer, _ in hoard_colour_free(pointer) }))
     }
 
-    /// A PNG's `iCCP`, else its `sRGB`, else its `cHRM` and `gAMA`, read from the bytes.
+    /// A PNG's `iCCP`, else its `sRGB`, else its `cHRM` with its `gAMA`, read from the bytes.
     static func png(_ bytes: UnsafeBufferPointer<UInt8>) -> ColourDescription {
         var info = hoard_colour_info()
         var output: UnsafeMutablePointer<UInt8>?
@@ -70,16 +70,16 @@ struct ColourDescription {
     /// sRGB's primaries and white, as x, y pairs: white, red, green, blue.
     private static let srgbPrimaries = [0.3127, 0.3290, 0.640, 0.330, 0.300, 0.600, 0.150, 0.060]
 
-    /// `cHRM` primaries (else sRGB's) with the `gAMA` curve (else sRGB's), as browsers read them;
-    /// a `gAMA` of 1/2.2 alone is what encoders write to mean sRGB.
+    /// `cHRM` primaries with the `gAMA` curve, both needed: a `gAMA` alone is mostly an encoder's
+    /// default (PngSuite's 1.0, many a 1/2.2 meaning sRGB) and is read as sRGB, as Chrome does.
+    /// sRGB's primaries with a gamma of 1/2.2 are what encoders such as ImageMagick write for sRGB:
+    /// read as sRGB too, as libpng does.
     private static func pngChunks(_ info: hoard_colour_info) -> ColourDescription {
-        let hasGamma = info.gamma > 0
-        guard info.has_chromaticities != 0 || hasGamma else { return .srgb }
-        let gamma = hasGamma ? 100_000 / Double(info.gamma) : 2.2
-        if info.has_chromaticities == 0, abs(gamma - 2.2) < 0.05 { return .srgb }
-        let primaries = info.has_chromaticities != 0
-            ? withUnsafeBytes(of: info.chromaticities) { Array($0.bindMemory(to: Double.self)) } : srgbPrimaries
-        return made(primaries, curve: hasGamma ? HOARD_CURVE_GAMMA : HOARD_CURVE_SRGB, gamma: gamma, from: "PNG cHRM/gAMA")
+        guard info.has_chromaticities != 0, info.gamma > 0 else { return .srgb }
+        let primaries = withUnsafeBytes(of: info.chromaticities) { Array($0.bindMemory(to: Double.self)) }
+        let srgbLike = zip(primaries, srgbPrimaries).allSatisfy { abs($0 - $1) < 0.01 } && abs(Int(info.gamma) - 45_455) < 1_000
+        if srgbLike { return .srgb }
+        return made(primaries, curve: HOARD_CURVE_GAMMA, gamma: 100_000 / Double(info.gamma), from: "PNG cHRM/gAMA")
     }
 
     /// nclx code points (ISO/IEC 23091-2): BT.709, BT.2020 and Display P3 primaries with the

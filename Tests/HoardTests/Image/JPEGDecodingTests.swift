@@ -43,7 +43,8 @@ struct JPEGDecodingTests {
     }
 
     static func compare(jpeg: Data, reference: Data, name: String) throws {
-        let image = try Image(data: jpeg)
+        // The references are libjpeg's stored values (a CMYK file's converted by formula).
+        let image = try DecoderReference.decodeIgnoringColour(jpeg)
         var expected = try Image(data: reference)
         #expect(image.width == expected.width && image.height == expected.height, "\(name) size")
         guard image.width == expected.width, image.height == expected.height else { return }

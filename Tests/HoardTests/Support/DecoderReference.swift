@@ -53,6 +53,15 @@ enum DecoderReference {
     static func decodeStored(_ data: Data) throws -> Image {
         var options = Image.DecodingOptions()
         options.appliesOrientation = false
+        options.colour = .ignore
+        return try Image(data: data, options: options)
+    }
+
+    /// The stored values with the orientation applied, colour ignored: what reference decoders
+    /// that leave colour to the viewer give.
+    static func decodeIgnoringColour(_ data: Data) throws -> Image {
+        var options = Image.DecodingOptions()
+        options.colour = .ignore
         return try Image(data: data, options: options)
     }
 }
