@@ -137,9 +137,9 @@ struct NativeDecoder: Sendable {
         return (image, declaredWidth, declaredHeight, orientation, result.warningLines + colour.warnings)
     }
 
-    /// The profile `colour` describes, when it fits `format` and `handling` needs it: for
-    /// ``Image/ColourHandling/srgb`` only one that changes something, and whose transform Little
-    /// CMS could make (made now, so that the conversion after a resize cannot fail). What cannot
+    /// The profile `colour` describes, when it fits `format` and `handling` needs it (for
+    /// ``Image/ColourHandling/srgb`` only one that changes something), and Little CMS can convert
+    /// with it (the transform is made now, so that a later conversion cannot fail). What cannot
     /// be used becomes a warning, and the values are read as sRGB.
     private static func usableProfile(
         _ colour: inout ColourDescription, for format: Image.PixelFormat, handling: Image.ColourHandling
@@ -150,8 +150,7 @@ struct NativeDecoder: Sendable {
                 "a \(profile.colourSpace) ICC profile does not describe \(format) pixels; colours read as sRGB")
             return nil
         }
-        guard handling == .srgb else { return profile }
-        if profile.isSRGB { return nil }
+        if profile.isSRGB { return handling == .keep ? profile : nil }
         do {
             _ = try ColourTransform.cached(for: profile, layout: format.colourLayout)
             return profile

@@ -117,4 +117,21 @@ struct ColourProfileTests {
         #expect(scan(many).0 == -1)
         #expect(scan([]).0 == 0)
     }
+
+    @Test("the shared corpus's profiles: each tagged valid file converts as its kept profile says", .needsCorpus)
+    func corpusProfiles() throws {
+        var tagged = 0
+        for entry in CorpusManifest.entries where entry.expectation == "valid" {
+            let data = try TestFiles.corpusFile(entry.path)
+            var keep = Image.DecodingOptions()
+            keep.colour = .keep
+            keep.appliesOrientation = false
+            guard let kept = try? Image(data: data, options: keep), kept.colourProfile != nil else { continue }
+            tagged += 1
+            var srgb = keep
+            srgb.colour = .srgb
+            #expect(try Image(data: data, options: srgb) == kept.convertedToSRGB(), "\(entry.path)")
+        }
+        #expect(tagged >= 5, "\(tagged) tagged files")
+    }
 }
