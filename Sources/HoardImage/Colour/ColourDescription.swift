@@ -21,7 +21,7 @@ struct ColourDescription {
         guard found == 1, let output else {
             return found == 0 ? .srgb : ColourDescription(warnings: [String(cString: message) + "; colours read as sRGB"])
         }
-        return embedded(Data(bytesNoCopy: output, count: size, deallocator: .custom { pointer, _ in hoard_colour_free(pointer) }))
+        return embedded(Self.taking(output, count: size))
     }
 
     /// A PNG's `iCCP`, else its `sRGB`, else its `cHRM` with its `gAMA`, read from the bytes.
@@ -31,9 +31,7 @@ struct ColourDescription {
         var size = 0
         var message = [CChar](repeating: 0, count: 200)
         let found = hoard_png_colour(bytes.baseAddress, bytes.count, &info, &output, &size, &message, message.count)
-        if found == 1, let output {
-            return embedded(Data(bytesNoCopy: output, count: size, deallocator: .custom { pointer, _ in hoard_colour_free(pointer) }))
-        }
+        if found == 1, let output { return embedded(Self.taking(output, count: size)) }
         var description = info.srgb != 0 ? .srgb : pngChunks(info)
         if found == -1 { description.warnings.insert(String(cString: message) + "; profile ignored", at: 0) }
         return description
@@ -55,6 +53,12 @@ struct ColourDescription {
         hoard_avif_decoder_colour(decoder, &info, &bytes, &length)
         if let bytes, length > 0 { return embedded(Data(bytes: bytes, count: length)) }
         return codePoints(primaries: info.cicp_primaries, transfer: info.cicp_transfer)
+    }
+
+    /// A copy of a buffer the C layer allocated (a profile: small), which is freed.
+    static func taking(_ buffer: UnsafeMutablePointer<UInt8>, count: Int) -> Data {
+        defer { hoard_colour_free(buffer) }
+        return Data(bytes: buffer, count: count)
     }
 
     // MARK: - Private

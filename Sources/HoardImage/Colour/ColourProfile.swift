@@ -66,7 +66,6 @@ public struct ColourProfile: Sendable, Hashable {
         var message = [CChar](repeating: 0, count: 200)
         let made = hoard_icc_make_rgb(chromaticities, curve, gamma, &output, &size, &message, message.count)
         guard made == 1, let output else { throw .invalidColourProfile(message: String(cString: message)) }
-        let data = Data(bytesNoCopy: output, count: size, deallocator: .custom { pointer, _ in hoard_colour_free(pointer) })
-        return try ColourProfile(iccData: data)
+        return try ColourProfile(iccData: ColourDescription.taking(output, count: size))
     }
 }

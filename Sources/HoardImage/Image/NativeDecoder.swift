@@ -82,8 +82,8 @@ struct NativeDecoder: Sendable {
             raw_cmyk: 0)
         var info = hoard_image_info()
         var result = hoard_codec_result()
-        var colour = ColourDescription.srgb
-        let outcome: Result<(Image, Image.Orientation), ImageError> = data.withUnsafeBytes { raw in
+        let outcome: Result<(Image, Image.Orientation, [String]), ImageError> = data.withUnsafeBytes { raw in
+            var colour = ColourDescription.srgb
             let bytes = raw.bindMemory(to: UInt8.self)
             guard let base = bytes.baseAddress, !bytes.isEmpty else { return .failure(.emptyData) }
             if options.colour != .ignore, case .bytes(let read) = self.colour {
@@ -124,17 +124,18 @@ struct NativeDecoder: Sendable {
             let width = Int(info.width), height = Int(info.height)
             if cmykLayout != 0 {
                 let rgb = Self.convertCMYK(pixels, layout: hoard_pixel_layout(cmykLayout), colour: &colour)
-                return .success((Image(unchecked: width, height: height, format: .rgb8, pixels: rgb), orientation))
+                return .success(
+                    (Image(unchecked: width, height: height, format: .rgb8, pixels: rgb), orientation, colour.warnings))
             }
             let profile = Self.usableProfile(&colour, for: pixelFormat, handling: options.colour)
             let image = Image(unchecked: width, height: height, format: pixelFormat, pixels: pixels, colourProfile: profile)
-            return .success((image, orientation))
+            return .success((image, orientation, colour.warnings))
         }
-        let (image, orientation) = try outcome.get()
+        let (image, orientation, colourWarnings) = try outcome.get()
         // The header's size, as the C layer read it before choosing a DCT scale.
         let declaredWidth = info.declared_width > 0 ? Int(info.declared_width) : image.width
         let declaredHeight = info.declared_height > 0 ? Int(info.declared_height) : image.height
-        return (image, declaredWidth, declaredHeight, orientation, result.warningLines + colour.warnings)
+        return (image, declaredWidth, declaredHeight, orientation, result.warningLines + colourWarnings)
     }
 
     /// The profile `colour` describes, when it fits `format` and `handling` needs it (for
