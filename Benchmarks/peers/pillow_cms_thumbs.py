@@ -13,17 +13,14 @@ OUTDIR/<name>_thumb.jpg. Files without a profile are taken as sRGB, as pillow_th
 spreads the files over N worker processes (multiprocessing.Pool, 4 files per task). Prints nothing:
 Benchmarks/compare times it with hyperfine and counts the files it wrote.
 """
-import argparse
 import functools
 import io
 import os
-from multiprocessing import Pool
 
 from PIL import Image, ImageCms
 
-BOX = (256, 256)
-QUALITY = 85
-FILES_PER_TASK = 4
+import pillow_thumbs  # beside this script: its command line and worker pool
+from pillow_thumbs import BOX, QUALITY
 SRGB = ImageCms.createProfile("sRGB")
 
 
@@ -59,22 +56,5 @@ class Thumbnailer:
         image.convert("RGB").save(os.path.join(self.output, name), "JPEG", quality=QUALITY)
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("output", help="folder for the thumbnails (made if missing)")
-    parser.add_argument("files", nargs="+")
-    parser.add_argument("--procs", type=int, default=1, help="worker processes (default 1: no pool)")
-    parser.add_argument("--draft", action="store_true", help="let the JPEG decoder scale down first")
-    args = parser.parse_args()
-    os.makedirs(args.output, exist_ok=True)
-    thumbnail = Thumbnailer(args.output, args.draft)
-    if args.procs <= 1:
-        for path in args.files:
-            thumbnail(path)
-    else:
-        with Pool(args.procs) as pool:
-            pool.map(thumbnail, args.files, chunksize=FILES_PER_TASK)
-
-
 if __name__ == "__main__":
-    main()
+    pillow_thumbs.main(Thumbnailer, __doc__)

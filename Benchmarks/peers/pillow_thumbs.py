@@ -36,15 +36,16 @@ class Thumbnailer:
         image.convert("RGB").save(os.path.join(self.output, name), "JPEG", quality=QUALITY)
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(thumbnailer=Thumbnailer, description=__doc__):
+    """Runs THUMBNAILER (a class like Thumbnailer) over the command line's files."""
+    parser = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("output", help="folder for the thumbnails (made if missing)")
     parser.add_argument("files", nargs="+")
     parser.add_argument("--procs", type=int, default=1, help="worker processes (default 1: no pool)")
     parser.add_argument("--draft", action="store_true", help="let the JPEG decoder scale down first")
     args = parser.parse_args()
     os.makedirs(args.output, exist_ok=True)
-    thumbnail = Thumbnailer(args.output, args.draft)
+    thumbnail = thumbnailer(args.output, args.draft)
     if args.procs <= 1:
         for path in args.files:
             thumbnail(path)
