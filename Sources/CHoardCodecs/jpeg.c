@@ -1,5 +1,6 @@
 // libjpeg(-turbo) behind hoard_jpeg_*: every setjmp, longjmp and error_exit stays in this file.
 #include "jpeg_coefficients.h"
+#include "jpeg_markers.h"
 #include "result.h"
 
 #include <limits.h>
@@ -119,28 +120,15 @@ struct hoard_jpeg_decoder {
 /// SOF comes before SOS or the end of the data.
 static int hoard_jpeg_peek_size(const uint8_t *data, size_t size, uint32_t *width, uint32_t *height) {
     size_t offset = 2; // after SOI
-    while (offset + 4 <= size) {
-        if (data[offset] != 0xFF) return 0;
-        uint8_t marker = data[offset + 1];
-        if (marker == 0xFF) { // fill byte
-            offset += 1;
-            continue;
-        }
-        if (marker == 0x01 || marker == 0xD8 || (marker >= 0xD0 && marker <= 0xD7)) { // no length
-            offset += 2;
-            continue;
-        }
-        if (marker == 0xDA || marker == 0xD9) return 0; // SOS or EOI before any SOF
-        size_t length = (size_t)data[offset + 2] << 8 | data[offset + 3];
-        if (length < 2) return 0;
+    hoard_jpeg_segment segment;
+    while (hoard_jpeg_next_segment(data, size, &offset, &segment)) {
+        uint8_t marker = segment.marker;
         int is_frame = marker >= 0xC0 && marker <= 0xCF && marker != 0xC4 && marker != 0xC8 && marker != 0xCC;
-        if (is_frame) {
-            if (offset + 9 > size) return 0;
-            *height = (uint32_t)data[offset + 5] << 8 | data[offset + 6];
-            *width = (uint32_t)data[offset + 7] << 8 | data[offset + 8];
-            return 1;
-        }
-        offset += 2 + length;
+        if (!is_frame) continue;
+        if (segment.available < 5) return 0;
+        *height = (uint32_t)segment.body[1] << 8 | segment.body[2];
+        *width = (uint32_t)segment.body[3] << 8 | segment.body[4];
+        return 1;
     }
     return 0;
 }

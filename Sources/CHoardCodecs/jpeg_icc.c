@@ -1,6 +1,7 @@
 // A JPEG's ICC profile from its APP2 markers, read from the bytes without libjpeg: a pure function
 // over the data (fuzzed on its own), and the place where the size limit holds before any copy.
 #include "CHoardColour.h"
+#include "jpeg_markers.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,24 +26,12 @@ int hoard_jpeg_icc_profile(const uint8_t *data, size_t size, uint8_t **output, s
     int count = 0, seen = 0;
     size_t total = 0;
     size_t offset = 2; // after SOI
-    while (offset + 4 <= size) {
-        if (data[offset] != 0xFF) break;
-        uint8_t marker = data[offset + 1];
-        if (marker == 0xFF) { // fill byte
-            offset += 1;
-            continue;
-        }
-        if (marker == 0x01 || marker == 0xD8 || (marker >= 0xD0 && marker <= 0xD7)) { // no length
-            offset += 2;
-            continue;
-        }
-        if (marker == 0xDA || marker == 0xD9) break; // SOS or EOI: the markers that matter came before
-        size_t length = (size_t)data[offset + 2] << 8 | data[offset + 3];
-        if (length < 2 || length > size - offset - 2) break;
-        const uint8_t *body = data + offset + 4;
-        size_t body_length = length - 2;
-        offset += 2 + length;
-        if (marker != 0xE2 || body_length < HOARD_ICC_HEADER_LENGTH ||
+    hoard_jpeg_segment segment;
+    while (hoard_jpeg_next_segment(data, size, &offset, &segment)) {
+        if (segment.available < segment.length) break; // the data ends inside it
+        const uint8_t *body = segment.body;
+        size_t body_length = segment.length;
+        if (segment.marker != 0xE2 || body_length < HOARD_ICC_HEADER_LENGTH ||
             memcmp(body, HOARD_ICC_SIGNATURE, HOARD_ICC_SIGNATURE_LENGTH) != 0) {
             continue;
         }

@@ -1,5 +1,6 @@
 import CHoardCodecs
 import Foundation
+import HoardSystem
 
 /// An ICC colour profile: the colour space an image's pixels are in.
 ///
@@ -36,19 +37,37 @@ public struct ColourProfile: Sendable, Hashable {
     ///
     /// - Throws: ``ImageError/invalidColourProfile(message:)`` saying what is wrong.
     public init(iccData: Data) throws(ImageError) {
-        var isSRGB: Int32 = 0
-        var message = [CChar](repeating: 0, count: 200)
-        let space = iccData.withUnsafeBytes { raw in
-            hoard_icc_inspect(raw.bindMemory(to: UInt8.self).baseAddress, raw.count, &isSRGB, &message, message.count)
-        }
+        let (space, isSRGB, message) = Self.inspected(iccData)
         switch space {
         case HOARD_ICC_GRAY: colourSpace = .gray
         case HOARD_ICC_RGB: colourSpace = .rgb
         case HOARD_ICC_CMYK: colourSpace = .cmyk
-        default: throw .invalidColourProfile(message: String(cString: message))
+        default: throw .invalidColourProfile(message: message)
         }
         self.iccData = iccData
-        self.isSRGB = isSRGB != 0
+        self.isSRGB = isSRGB
+    }
+
+    /// What Little CMS said of profiles already checked (a batch from one camera repeats one):
+    /// keyed by their bytes as an array, at most ``inspectedLimit``.
+    private static let inspections = Lock<[[UInt8]: (space: Int32, isSRGB: Bool, message: String)]>([:])
+    private static let inspectedLimit = 32
+
+    /// `hoard_icc_inspect` of `data`, once per distinct profile.
+    private static func inspected(_ data: Data) -> (space: Int32, isSRGB: Bool, message: String) {
+        let key = [UInt8](data)
+        if let found = inspections.withLock({ $0[key] }) { return found }
+        var isSRGB: Int32 = 0
+        var message = [CChar](repeating: 0, count: 200)
+        let space = key.withUnsafeBufferPointer {
+            hoard_icc_inspect($0.baseAddress, $0.count, &isSRGB, &message, message.count)
+        }
+        let inspection = (space: space, isSRGB: isSRGB != 0, message: String(cString: message))
+        inspections.withLock { entries in
+            if entries.count >= inspectedLimit { entries.removeAll() }
+            entries[key] = inspection
+        }
+        return inspection
     }
 
     /// Whether pixels in `format` can be in this colour space: gray profiles for gray formats, RGB
