@@ -72,7 +72,8 @@ def build(run, peers, skip, needed):
     static = os.environ.get("HOARD_STATIC", "1") != "0"
     hoard_flags = ["-c", "release", "--product", "hoard"]
     if static:
-        hoard_flags += ["--static-swift-stdlib", "-Xlinker", "--no-export-dynamic"]  # as scripts/hoard
+        hoard_flags += ["--scratch-path", str(ROOT / ".build-tool"),  # as scripts/hoard
+                        "--static-swift-stdlib", "-Xlinker", "--no-export-dynamic"]
     else:
         hoard_flags += ["--scratch-path", str(ROOT / ".build-dynamic")]
     measure_flags = ["-c", "release", "--product", "HoardMeasure", "--package-path", str(BENCHMARKS)]

@@ -67,7 +67,7 @@ struct ThumbnailsCommand: AsyncParsableCommand {
     @Option(
         name: .long,
         help:
-            "auto (PNG when the image has alpha, else JPEG), jpeg, png or webp (lossy, alpha kept; lossless when the image has alpha and --quality is 100)."
+            "auto (PNG when some pixel is not opaque, else JPEG), jpeg, png or webp (lossy, alpha kept; lossless when the image has alpha and --quality is 100)."
     )
     var format: OutputFormat = .auto
 

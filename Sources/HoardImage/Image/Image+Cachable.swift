@@ -8,19 +8,20 @@ extension Image: Cachable {
     /// `"Hoard.Image"`.
     public static var cacheTypeIdentifier: String { "Hoard.Image" }
 
-    /// PNG when the image has alpha (lossless), else JPEG at ``cacheJPEGQuality`` (lossy: the value
-    /// read back is close to, not equal to, the one stored), with the ``colourProfile`` embedded.
+    /// PNG when some pixel is not opaque (lossless), else JPEG at ``cacheJPEGQuality`` (lossy: the
+    /// value read back is close to, not equal to, the one stored, and without an alpha channel when
+    /// the image had one that was opaque everywhere), with the ``colourProfile`` embedded.
     ///
     /// - Throws: ``ImageError``.
     public func encode() throws -> Data {
-        hasAlpha ? try pngData() : try jpegData(quality: Self.cacheJPEGQuality)
+        isOpaque ? try jpegData(quality: Self.cacheJPEGQuality) : try pngData()
     }
 
-    /// PNG when the image has alpha, else JPEG at the cache's `options.jpegQuality`.
+    /// PNG when some pixel is not opaque, else JPEG at the cache's `options.jpegQuality`.
     ///
     /// - Throws: ``ImageError``.
     public func encode(with options: CachableEncodingOptions) throws -> Data {
-        hasAlpha ? try pngData() : try jpegData(quality: options.jpegQuality)
+        isOpaque ? try jpegData(quality: options.jpegQuality) : try pngData()
     }
 
     /// The pixel bytes: what the decoded image takes in memory.

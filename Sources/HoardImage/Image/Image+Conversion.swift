@@ -54,6 +54,23 @@ extension Image {
         return Image(unchecked: width, height: height, format: target, pixels: output, colourProfile: colourProfile)
     }
 
+    /// Whether every pixel is fully opaque: `true` without an alpha channel, else whether every
+    /// alpha value is 255 (an opaque picture saved with an alpha channel, as many PNGs are).
+    ///
+    /// - Complexity: O(pixels) with an alpha channel, O(1) without.
+    public var isOpaque: Bool {
+        guard hasAlpha else { return true }
+        let channels = format.channelCount
+        return pixels.withUnsafeBufferPointer { bytes in
+            var alpha = channels - 1
+            while alpha < bytes.count {
+                if bytes[alpha] != 255 { return false }
+                alpha += channels
+            }
+            return true
+        }
+    }
+
     /// Composites the image onto a uniform gray background and drops alpha.
     ///
     /// - Parameter background: The background level, 0 (black) to 255 (white).

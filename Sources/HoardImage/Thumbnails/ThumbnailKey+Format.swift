@@ -7,7 +7,8 @@ extension ThumbnailKey {
     /// let key = try ThumbnailKey(file: "/photos/logo.png", size: 64, format: .png)
     /// ```
     public enum Format: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
-        /// PNG when the thumbnail has alpha (lossless, keeps transparency), else JPEG. The default.
+        /// PNG when some pixel of the thumbnail is not opaque (lossless, keeps transparency), else JPEG
+        /// (an opaque picture with an alpha channel too). The default.
         case auto
         /// Always JPEG, at the key's quality (alpha is dropped).
         case jpeg

@@ -24,7 +24,8 @@ import HoardSystem
 ///
 /// Keys start with `thumbnail/v3`: the version changes whenever the tool's output for the same
 /// settings does (v2: thumbnail sizes rounded as Pillow rounds them; v3: colours converted to
-/// sRGB), so a thumbnail an older version made is never served as a new one.
+/// sRGB, and opaque images with an alpha channel stored as JPEG), so a thumbnail an older version
+/// made is never served as a new one.
 ///
 /// ```swift
 /// let key = try ThumbnailKey(file: "photos/beach.jpg", size: 256)  // hoard thumbnails photos/beach.jpg --size 256
@@ -199,7 +200,7 @@ public struct ThumbnailKey: Sendable, Hashable {
     }
 
     /// The bytes the tool stores and writes for `thumbnail`: PNG for ``Format/png`` (and for
-    /// ``Format/auto`` when the image has alpha); WebP for ``Format/webp`` at ``quality``, lossless
+    /// ``Format/auto`` when some pixel is not opaque); WebP for ``Format/webp`` at ``quality``, lossless
     /// when the image has alpha and ``quality`` is 100; else JPEG at ``quality``. A JPEG is first
     /// scaled down to fit ``maximumJPEGSide`` if it is larger, a WebP to fit ``Image/maximumWebPSide``.
     ///
@@ -214,7 +215,7 @@ public struct ThumbnailKey: Sendable, Hashable {
         switch format {
         case .png:
             return try thumbnail.pngData()
-        case .auto where thumbnail.hasAlpha:
+        case .auto where !thumbnail.isOpaque:
             return try thumbnail.pngData()
         case .webp:
             let fitting = try fitted(thumbnail, within: Image.maximumWebPSide)

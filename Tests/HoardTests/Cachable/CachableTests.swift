@@ -80,6 +80,26 @@ struct CachableTests {
         #expect(try Image.decode(data) == image)
     }
 
+    @Test("an image with an alpha channel that is opaque everywhere is cached as JPEG; one pixel not opaque makes it PNG")
+    func opaqueAlpha() throws {
+        let opaque = try Image(data: TestFiles.testImage("libjpeg-turbo/testorig.jpg")).converted(to: .rgba8)
+        #expect(opaque.hasAlpha && opaque.isOpaque)
+        #expect(ImageFormat(sniffing: try opaque.encode()) == .jpeg)
+        #expect(try Image.decode(opaque.encode()).format == .rgb8)
+        var pixels = opaque.pixels
+        pixels[pixels.count - 1] = 254
+        let translucent = try Image(width: opaque.width, height: opaque.height, format: .rgba8, pixels: pixels)
+        #expect(!translucent.isOpaque)
+        #expect(ImageFormat(sniffing: try translucent.encode()) == .png)
+        let grayAlpha = try Image(width: 2, height: 1, format: .grayAlpha8, pixels: [10, 255, 20, 255])
+        #expect(grayAlpha.isOpaque)
+        #expect(try ImageFormat(sniffing: grayAlpha.encode()) == .jpeg)
+        // The thumbnail key's auto format follows the same rule.
+        let key = try ThumbnailKey(source: "https://example.com/a.png", size: 64)
+        #expect(ImageFormat(sniffing: try key.encoded(opaque)) == .jpeg)
+        #expect(ImageFormat(sniffing: try key.encoded(translucent)) == .png)
+    }
+
     @Test("an opaque image is cached as JPEG at quality 90")
     func opaqueImage() throws {
         let image = try Image(data: TestFiles.testImage("libjpeg-turbo/testorig.jpg"))

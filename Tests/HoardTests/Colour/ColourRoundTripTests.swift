@@ -38,7 +38,12 @@ struct ColourRoundTripTests {
     func throughTheCache() async throws {
         let fixture = try HoardFixture()
         defer { fixture.folder.remove() }
-        let image = try Self.kept("prophoto.png").converted(to: .rgba8)  // alpha: stored as PNG, lossless
+        // A pixel not quite opaque: stored as PNG, lossless.
+        let rgba = try Self.kept("prophoto.png").converted(to: .rgba8)
+        var pixels = rgba.pixels
+        pixels[3] = 254
+        let image = try Image(
+            width: rgba.width, height: rgba.height, format: .rgba8, pixels: pixels, colourProfile: rgba.colourProfile)
         try await fixture.hoard.store(image, forKey: "photo")
         fixture.hoard.clearMemory()
         let read = try #require(try await fixture.hoard.retrieve(Image.self, forKey: "photo"))
