@@ -15,12 +15,11 @@ Benchmarks/compare times it with hyperfine and counts the files it wrote.
 """
 import functools
 import io
-import os
 
 from PIL import Image, ImageCms
 
 import pillow_thumbs  # beside this script: its command line and worker pool
-from pillow_thumbs import BOX, QUALITY
+from pillow_thumbs import BOX
 SRGB = ImageCms.createProfile("sRGB")
 
 
@@ -32,16 +31,11 @@ def to_srgb(icc_profile, mode):
     return ImageCms.buildTransform(source, SRGB, mode, "RGB", ImageCms.Intent.RELATIVE_COLORIMETRIC)
 
 
-class Thumbnailer:
-    """Makes one file's thumbnail in a fixed output folder; picklable, so each worker gets a copy."""
-
-    def __init__(self, output, draft):
-        self.output, self.draft = output, draft
+class Thumbnailer(pillow_thumbs.Thumbnailer):
+    """pillow_thumbs' thumbnailer, converting from the embedded profile after the resize."""
 
     def __call__(self, path):
-        image = Image.open(path)
-        if self.draft:
-            image.draft("RGB", BOX)
+        image = self.opened(path)
         icc_profile = image.info.get("icc_profile")
         image.thumbnail(BOX)
         if image.mode not in ("RGB", "L", "CMYK"):
@@ -52,8 +46,7 @@ class Thumbnailer:
                 ImageCms.applyTransform(image, transform, inPlace=True)
             else:
                 image = ImageCms.applyTransform(image, transform)
-        name = os.path.splitext(os.path.basename(path))[0] + "_thumb.jpg"
-        image.convert("RGB").save(os.path.join(self.output, name), "JPEG", quality=QUALITY)
+        self.save(image, path)
 
 
 if __name__ == "__main__":

@@ -27,13 +27,22 @@ class Thumbnailer:
     def __init__(self, output, draft):
         self.output, self.draft = output, draft
 
-    def __call__(self, path):
+    def opened(self, path):
+        """The file, with --draft its JPEG decoder set to scale down."""
         image = Image.open(path)
         if self.draft:
             image.draft("RGB", BOX)
-        image.thumbnail(BOX)
+        return image
+
+    def save(self, image, path):
+        """IMAGE as RGB JPEG q85 under PATH's name in the output folder."""
         name = os.path.splitext(os.path.basename(path))[0] + "_thumb.jpg"
         image.convert("RGB").save(os.path.join(self.output, name), "JPEG", quality=QUALITY)
+
+    def __call__(self, path):
+        image = self.opened(path)
+        image.thumbnail(BOX)
+        self.save(image, path)
 
 
 def main(thumbnailer=Thumbnailer, description=__doc__):

@@ -49,7 +49,7 @@ public struct ColourProfile: Sendable, Hashable {
     }
 
     /// What Little CMS said of profiles already checked (a batch from one camera repeats one):
-    /// keyed by their bytes as an array, at most ``inspectedLimit``.
+    /// keyed by their bytes as an array (as ``ColourTransform``'s cache), at most ``inspectedLimit``.
     private static let inspections = Lock<[[UInt8]: (space: Int32, isSRGB: Bool, message: String)]>([:])
     private static let inspectedLimit = 32
 

@@ -7,8 +7,8 @@ import HoardSystem
 ///
 /// Made through ``cached(for:layout:)``: a batch of photos from one camera shares one transform.
 final class ColourTransform: Sendable {
-    /// The profile's bytes as an array: a `Data` kept only in this cache was reported as leaked by
-    /// LeakSanitizer, which does not see the reference inside `Data`'s packed representation.
+    /// The profile's bytes as an array: LeakSanitizer reported a `Data` kept only in this cache as
+    /// leaked (the same profile as an array it does not).
     private struct Key: Hashable {
         let icc: [UInt8]
         let layout: Int32
