@@ -1,5 +1,7 @@
-// libjpeg(-turbo) behind hoard_jpeg_*: every setjmp, longjmp and error_exit stays in this file.
+// libjpeg(-turbo)'s decoder behind hoard_jpeg_decoder_*: its setjmp calls stay here; the error manager
+// they jump from is in jpeg_errors.c, the encoder in jpeg_encode.c.
 #include "jpeg_coefficients.h"
+#include "jpeg_errors.h"
 #include "jpeg_markers.h"
 #include "result.h"
 
@@ -11,92 +13,6 @@
 
 #include <jpeglib.h>
 #include <jerror.h>
-
-// MARK: - Error and progress managers
-
-/// libjpeg's error manager, extended with the jump target and the caller's policy.
-typedef struct {
-    struct jpeg_error_mgr pub;
-    jmp_buf jump;
-    hoard_codec_result *result;
-    int allow_truncated;
-    int warnings_are_errors;
-} hoard_jpeg_errors;
-
-/// A progress monitor that refuses progressive files with too many scans (each scan costs a pass
-/// over the whole coefficient buffer, so a few hundred tiny scans make a cheap denial of service).
-typedef struct {
-    struct jpeg_progress_mgr pub;
-    uint32_t max_scans;
-} hoard_jpeg_progress;
-
-static int hoard_jpeg_status_for(int message_code) {
-    switch (message_code) {
-    case JERR_OUT_OF_MEMORY:
-    case JERR_NO_BACKING_STORE:
-        return HOARD_CODEC_OUT_OF_MEMORY;
-    case JERR_BAD_PRECISION:
-    case JERR_SOF_UNSUPPORTED:
-    case JERR_NOT_COMPILED:
-        return HOARD_CODEC_UNSUPPORTED;
-    default:
-        return HOARD_CODEC_MALFORMED;
-    }
-}
-
-static void hoard_jpeg_fail(j_common_ptr cinfo, int status, const char *message) {
-    hoard_jpeg_errors *errors = (hoard_jpeg_errors *)cinfo->err;
-    hoard_result_fail(errors->result, status, message);
-    longjmp(errors->jump, 1);
-}
-
-static void hoard_jpeg_on_error_exit(j_common_ptr cinfo) {
-    char message[JMSG_LENGTH_MAX];
-    (*cinfo->err->format_message)(cinfo, message);
-    hoard_jpeg_fail(cinfo, hoard_jpeg_status_for(cinfo->err->msg_code), message);
-}
-
-static void hoard_jpeg_on_emit_message(j_common_ptr cinfo, int level) {
-    if (level >= 0) return; // trace messages
-    hoard_jpeg_errors *errors = (hoard_jpeg_errors *)cinfo->err;
-    char message[JMSG_LENGTH_MAX];
-    (*cinfo->err->format_message)(cinfo, message);
-    cinfo->err->num_warnings++;
-    hoard_result_add_warning(errors->result, message);
-    if (cinfo->err->msg_code == JWRN_JPEG_EOF && !errors->allow_truncated) {
-        hoard_jpeg_fail(cinfo, HOARD_CODEC_TRUNCATED, message);
-    }
-    if (errors->warnings_are_errors) hoard_jpeg_fail(cinfo, HOARD_CODEC_MALFORMED, message);
-}
-
-static void hoard_jpeg_on_output_message(j_common_ptr cinfo) { (void)cinfo; /* never print */ }
-
-static void hoard_jpeg_on_progress(j_common_ptr cinfo) {
-    hoard_jpeg_progress *progress = (hoard_jpeg_progress *)cinfo->progress;
-    if (!cinfo->is_decompressor || progress->max_scans == 0) return;
-    int scan = ((j_decompress_ptr)cinfo)->input_scan_number;
-    if (scan > 0 && (uint32_t)scan > progress->max_scans) {
-        char message[JMSG_LENGTH_MAX];
-        snprintf(message, sizeof message, "JPEG has more than %u scans", (unsigned)progress->max_scans);
-        hoard_jpeg_fail(cinfo, HOARD_CODEC_MALFORMED, message);
-    }
-}
-
-static void hoard_jpeg_install_errors(hoard_jpeg_errors *errors, hoard_codec_result *result) {
-    jpeg_std_error(&errors->pub);
-    errors->pub.error_exit = hoard_jpeg_on_error_exit;
-    errors->pub.emit_message = hoard_jpeg_on_emit_message;
-    errors->pub.output_message = hoard_jpeg_on_output_message;
-    errors->result = result;
-}
-
-/// After a longjmp the status must say what failed.
-static int hoard_jpeg_failed(hoard_codec_result *result) {
-    if (result->status == HOARD_CODEC_OK) {
-        hoard_result_fail(result, HOARD_CODEC_MALFORMED, "libjpeg failed without a message");
-    }
-    return result->status;
-}
 
 // MARK: - Decoding
 
@@ -334,72 +250,5 @@ int hoard_jpeg_decoder_read(hoard_jpeg_decoder *decoder, uint8_t *pixels, size_t
     }
     if (decoder->progressive_reading != HOARD_PROGRESSIVE_EVERY_SCAN) jpeg_finish_output(cinfo);
     jpeg_finish_decompress(cinfo);
-    return HOARD_CODEC_OK;
-}
-
-// MARK: - Encoding
-
-typedef struct {
-    struct jpeg_compress_struct cinfo;
-    hoard_jpeg_errors errors;
-    unsigned char *buffer;
-    unsigned long size;
-} hoard_jpeg_encoder;
-
-int hoard_jpeg_encode(const uint8_t *pixels, uint32_t width, uint32_t height, uint32_t channels,
-                      int quality, const uint8_t *icc, size_t icc_size, uint8_t **output, size_t *output_size,
-                      hoard_codec_result *result) {
-    if (result == NULL) return HOARD_CODEC_INVALID_ARGUMENT;
-    hoard_result_reset(result);
-    if (pixels == NULL || output == NULL || output_size == NULL || width == 0 || height == 0 ||
-        width > JPEG_MAX_DIMENSION || height > JPEG_MAX_DIMENSION || (channels != 1 && channels != 3) ||
-        quality < 1 || quality > 100 || (icc != NULL && (icc_size == 0 || icc_size > HOARD_ICC_MAX_BYTES))) {
-        hoard_result_fail(result, HOARD_CODEC_INVALID_ARGUMENT,
-                          "JPEG encoding needs pixels, a size up to 65500, 1 or 3 channels, a quality of 1-100 and "
-                          "a profile of at most 4 MiB");
-        return result->status;
-    }
-    *output = NULL;
-    *output_size = 0;
-    // On the heap: libjpeg changes the buffer fields between setjmp and a possible longjmp.
-    hoard_jpeg_encoder *encoder = calloc(1, sizeof *encoder);
-    if (encoder == NULL) {
-        hoard_result_fail(result, HOARD_CODEC_OUT_OF_MEMORY, "Out of memory creating the JPEG encoder");
-        return result->status;
-    }
-    j_compress_ptr cinfo = &encoder->cinfo;
-    cinfo->err = &encoder->errors.pub;
-    hoard_jpeg_install_errors(&encoder->errors, result);
-    if (setjmp(encoder->errors.jump)) {
-        jpeg_destroy_compress(cinfo);
-        free(encoder->buffer);
-        free(encoder);
-        return hoard_jpeg_failed(result);
-    }
-    jpeg_create_compress(cinfo);
-    jpeg_mem_dest(cinfo, &encoder->buffer, &encoder->size);
-    cinfo->image_width = width;
-    cinfo->image_height = height;
-    cinfo->input_components = (int)channels;
-    cinfo->in_color_space = channels == 1 ? JCS_GRAYSCALE : JCS_EXT_RGB;
-    jpeg_set_defaults(cinfo); // 4:2:0 for colour, Huffman tables from the standard, baseline
-    jpeg_set_quality(cinfo, quality, TRUE);
-    jpeg_start_compress(cinfo, TRUE);
-    if (icc != NULL) jpeg_write_icc_profile(cinfo, icc, (unsigned int)icc_size);
-    size_t stride = (size_t)width * channels;
-    JSAMPROW rows[16];
-    while (cinfo->next_scanline < cinfo->image_height) {
-        JDIMENSION count = cinfo->image_height - cinfo->next_scanline;
-        if (count > 16) count = 16;
-        for (JDIMENSION i = 0; i < count; i++) {
-            rows[i] = (JSAMPROW)(pixels + (size_t)(cinfo->next_scanline + i) * stride);
-        }
-        jpeg_write_scanlines(cinfo, rows, count);
-    }
-    jpeg_finish_compress(cinfo);
-    jpeg_destroy_compress(cinfo);
-    *output = encoder->buffer;
-    *output_size = encoder->size;
-    free(encoder);
     return HOARD_CODEC_OK;
 }
