@@ -26,7 +26,9 @@ public struct ColourProfile: Sendable, Hashable {
     public static let maximumByteCount = Int(HOARD_ICC_MAX_BYTES)
 
     /// The profile's bytes, as they will be embedded.
-    public let iccData: Data
+    public var iccData: Data { Data(bytes) }
+    /// The same bytes as an array: what the caches of inspections and transforms are keyed by.
+    let bytes: [UInt8]
     /// The colour space, from the profile's header.
     public let colourSpace: ColourSpace
     /// Whether the profile describes sRGB itself (colorants and curves within rounding), so that
@@ -37,14 +39,15 @@ public struct ColourProfile: Sendable, Hashable {
     ///
     /// - Throws: ``ImageError/invalidColourProfile(message:)`` saying what is wrong.
     public init(iccData: Data) throws(ImageError) {
-        let (space, isSRGB, message) = Self.inspected(iccData)
+        let bytes = [UInt8](iccData)
+        let (space, isSRGB, message) = Self.inspected(bytes)
         switch space {
         case HOARD_ICC_GRAY: colourSpace = .gray
         case HOARD_ICC_RGB: colourSpace = .rgb
         case HOARD_ICC_CMYK: colourSpace = .cmyk
         default: throw .invalidColourProfile(message: message)
         }
-        self.iccData = iccData
+        self.bytes = bytes
         self.isSRGB = isSRGB
     }
 
@@ -53,9 +56,8 @@ public struct ColourProfile: Sendable, Hashable {
     private static let inspections = Lock<[[UInt8]: (space: Int32, isSRGB: Bool, message: String)]>([:])
     private static let inspectedLimit = 32
 
-    /// `hoard_icc_inspect` of `data`, once per distinct profile.
-    private static func inspected(_ data: Data) -> (space: Int32, isSRGB: Bool, message: String) {
-        let key = [UInt8](data)
+    /// `hoard_icc_inspect` of `key`, once per distinct profile.
+    private static func inspected(_ key: [UInt8]) -> (space: Int32, isSRGB: Bool, message: String) {
         if let found = inspections.withLock({ $0[key] }) { return found }
         var isSRGB: Int32 = 0
         var message = [CChar](repeating: 0, count: 200)

@@ -40,12 +40,11 @@ final class ColourTransform: Sendable {
     /// - Throws: ``ImageError/invalidColourProfile(message:)`` when Little CMS cannot convert with
     ///   the profile, or its colour space does not match the layout.
     static func cached(for profile: ColourProfile, layout: hoard_pixel_layout) throws(ImageError) -> ColourTransform {
-        let key = Key(icc: [UInt8](profile.iccData), layout: Int32(layout.rawValue))
+        let key = Key(icc: profile.bytes, layout: Int32(layout.rawValue))
         if let found = cache.withLock({ $0[key] }) { return found }
         var message = [CChar](repeating: 0, count: 200)
-        let made = profile.iccData.withUnsafeBytes { raw in
-            hoard_colour_transform_create(
-                raw.bindMemory(to: UInt8.self).baseAddress, raw.count, Int32(layout.rawValue), &message, message.count)
+        let made = profile.bytes.withUnsafeBufferPointer {
+            hoard_colour_transform_create($0.baseAddress, $0.count, Int32(layout.rawValue), &message, message.count)
         }
         guard let made else { throw .invalidColourProfile(message: String(cString: message)) }
         let cmyk = layout == HOARD_LAYOUT_CMYK || layout == HOARD_LAYOUT_CMYK_INVERTED

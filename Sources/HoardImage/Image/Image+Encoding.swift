@@ -104,11 +104,11 @@ extension Image {
         var size = 0
         var result = hoard_codec_result()
         let status = pixels.withUnsafeBufferPointer { pixels in
-            guard let icc = colourProfile?.iccData else {
+            guard let icc = colourProfile?.bytes else {
                 return call(pixels.baseAddress, nil, 0, &output, &size, &result)
             }
-            return icc.withUnsafeBytes { icc in
-                call(pixels.baseAddress, icc.bindMemory(to: UInt8.self).baseAddress, icc.count, &output, &size, &result)
+            return icc.withUnsafeBufferPointer { profile in
+                call(pixels.baseAddress, profile.baseAddress, profile.count, &output, &size, &result)
             }
         }
         guard status == Int32(HOARD_CODEC_OK.rawValue), let output else {
