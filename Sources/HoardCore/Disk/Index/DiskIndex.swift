@@ -116,22 +116,22 @@ final class DiskIndex: Sendable {
         let folderLock = FolderLock(path: rootPath, waitingAtMost: .milliseconds(Int(busyTimeoutMilliseconds) + 5_000))
         defer { folderLock.unlock() }
         return try withConnection(writing: true) { connection in
-            let found = try schemaVersion(on: connection)
+            let found = try IndexSchema.version(on: connection)
             guard found <= Self.schemaVersion else {
                 throw DiskCacheError.unsupportedFormat(path: path, marker: "index schema \(found)")
             }
             guard found < Self.schemaVersion else {
-                try checkTables(on: connection)
+                try IndexSchema.checkTables(on: connection)
                 return false
             }
             if found == 0 {
                 // Only a new, empty database takes auto_vacuum; WAL mode is then kept in the file.
                 try connection.execute("PRAGMA page_size = \(Self.pageByteCount); PRAGMA auto_vacuum = INCREMENTAL")
-                try setWALMode(on: connection)
+                try IndexSchema.setWALMode(on: connection, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
             }
             return try connection.writeTransaction {
                 // Another process may have done it meanwhile: the version is read again under the lock.
-                switch try schemaVersion(on: connection) {
+                switch try IndexSchema.version(on: connection) {
                 case 0:
                     try connection.execute(
                         """
@@ -147,27 +147,27 @@ final class DiskIndex: Sendable {
                             offset INTEGER
                         );
                         CREATE INDEX entries_by_use ON entries (used, size);
-                        \(Self.segmentsTable)
-                        \(Self.usageTable)
+                        \(IndexSchema.segmentsTable)
+                        \(IndexSchema.usageTable)
                         PRAGMA user_version = \(Self.schemaVersion);
                         """)
-                    try seedSegmentIdentifiers(on: connection)
+                    try IndexSchema.seedSegmentIdentifiers(on: connection, rootPath: rootPath)
                     return true
                 case 1:
                     try connection.execute(
                         """
                         ALTER TABLE entries ADD COLUMN segment INTEGER;
                         ALTER TABLE entries ADD COLUMN offset INTEGER;
-                        \(Self.segmentsTable)
-                        \(Self.usageTable)
+                        \(IndexSchema.segmentsTable)
+                        \(IndexSchema.usageTable)
                         PRAGMA user_version = \(Self.schemaVersion);
                         """)
-                    try seedSegmentIdentifiers(on: connection)
+                    try IndexSchema.seedSegmentIdentifiers(on: connection, rootPath: rootPath)
                     return false
                 case 2:
                     try connection.execute(
                         """
-                        \(Self.usageTable)
+                        \(IndexSchema.usageTable)
                         PRAGMA user_version = \(Self.schemaVersion);
                         """)
                     return false
@@ -176,68 +176,6 @@ final class DiskIndex: Sendable {
                 }
             }
         }
-    }
-
-    /// The shared count of the bytes in entry files (see ``UsageTable``), one row, kept by every
-    /// store and removal of one; made with what the table says at the time.
-    private static let usageTable = """
-        CREATE TABLE IF NOT EXISTS usage (id INTEGER PRIMARY KEY CHECK (id = 1), bytes INTEGER NOT NULL);
-        INSERT OR REPLACE INTO usage (id, bytes) VALUES (1, CAST(
-            (SELECT total(size) FROM entries
-                WHERE record IS NULL AND segment IS NULL AND size BETWEEN 0 AND 281474976710656) AS INTEGER));
-        """
-
-    /// Sets WAL mode, trying again for a while when another connection holds a lock: SQLite
-    /// answers `SQLITE_BUSY` to the change at once, without waiting.
-    private func setWALMode(on connection: SQLiteConnection) throws {
-        let deadline = ContinuousClock.now + .milliseconds(Int(busyTimeoutMilliseconds) + 1_000)
-        while true {
-            do {
-                try connection.execute("PRAGMA journal_mode = WAL")
-                return
-            } catch {
-                guard error.primaryCode == SQLITE_BUSY, ContinuousClock.now < deadline else { throw error }
-                usleep(2_000)
-            }
-        }
-    }
-
-    /// Checks that the tables of this schema are there: a database whose version says so but
-    /// whose tables were dropped is damaged.
-    ///
-    /// - Throws: ``SQLiteError`` with `SQLITE_CORRUPT` when one is missing.
-    private func checkTables(on connection: SQLiteConnection) throws {
-        let count = try connection.statement(
-            "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN ('entries', 'segments', 'usage')")
-        defer { count.reset() }
-        guard try count.step(), count.int(0) == 3 else {
-            throw SQLiteError(code: SQLITE_CORRUPT, message: "the index's tables are missing", systemErrno: 0, operation: "check tables")
-        }
-    }
-
-    /// The segment files (see ``DiskCache/SegmentFiles``): an identifier never used twice
-    /// (`AUTOINCREMENT`) and how many bytes of the file are committed records.
-    private static let segmentsTable =
-        "CREATE TABLE segments (id INTEGER PRIMARY KEY AUTOINCREMENT, length INTEGER NOT NULL);"
-
-    /// Starts a new `segments` table's identifiers past the largest segment file in the folder.
-    /// Files left by an index this one replaces (a damaged or deleted one) then never share a name
-    /// with a new segment, which another process may still read through a handle kept on the old
-    /// file, or append to at the old index's offsets. A folder that cannot be listed starts at 1.
-    private func seedSegmentIdentifiers(on connection: SQLiteConnection) throws {
-        guard case .success(let names) = FileSystem.contentsOfDirectory(rootPath),
-            let largest = names.compactMap(SegmentFiles.id(inFileName:)).max()
-        else { return }
-        let seed = try connection.statement("INSERT INTO sqlite_sequence (name, seq) VALUES ('segments', ?1)")
-        defer { seed.reset() }
-        seed.bind(1, largest)
-        try seed.run()
-    }
-
-    private func schemaVersion(on connection: SQLiteConnection) throws -> Int {
-        let version = try connection.statement("PRAGMA user_version")
-        defer { version.reset() }
-        return try version.step() ? version.int(0) : 0
     }
 
     /// Runs `body` with a connection of the current generation, taken from the pool (or opened)
