@@ -51,10 +51,11 @@ extension Hoard {
         cacheThenFetch(forKey: key, expiry: expiry, expirationPolicy: expirationPolicy, fetch: fetch) { $0 }
     }
 
-    // MARK: - Private
-
-    private func cacheThenFetch<T: Cachable, Element: Sendable>(
-        forKey key: String, expiry: Expiry?, expirationPolicy: ExpirationPolicy?,
+    /// ``values(forKey:expiry:expirationPolicy:fetch:)`` (`transform` picks what is yielded) storing
+    /// the fetched value as `encoder` encodes it; see
+    /// ``entry(forKey:policy:expiry:expirationPolicy:reset:encoder:fetch:)``.
+    package func cacheThenFetch<T: Cachable, Element: Sendable>(
+        forKey key: String, expiry: Expiry?, expirationPolicy: ExpirationPolicy?, encoder: ValueEncoder<T>? = nil,
         fetch: @escaping @Sendable () async throws -> T, transform: @escaping @Sendable (CacheEntry<T>) -> Element
     ) -> AsyncThrowingStream<Element, any Error> {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: Element.self)
@@ -67,7 +68,7 @@ extension Hoard {
                 }
                 let fresh = try await resolve(
                     forKey: key, policy: .networkOnly, expiry: { _ in expiry }, expirationPolicy: expirationPolicy,
-                    reset: false, fetch: fetch)
+                    reset: false, encoder: encoder, fetch: fetch)
                 continuation.yield(transform(fresh))
                 continuation.finish()
             } catch {

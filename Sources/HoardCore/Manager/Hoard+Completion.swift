@@ -88,4 +88,10 @@ extension Hoard {
             completion?()
         }
     }
+
+    /// Runs `operation` in order with the completion-handler calls on `key`: for modules that add
+    /// completion forms over their own key types.
+    package func enqueueCompletion(key: String, _ operation: @escaping @Sendable () async -> Void) {
+        completionQueue.enqueue(key: key, operation)
+    }
 }

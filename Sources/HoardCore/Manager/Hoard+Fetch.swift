@@ -70,12 +70,25 @@ extension Hoard {
             fetch: fetch)
     }
 
+    /// ``entry(forKey:policy:expiry:expirationPolicy:reset:fetch:)`` storing a fetched value as
+    /// `encoder` encodes it instead of with ``Configuration/encodingOptions``: how a module whose
+    /// keys carry their own encoding settings (a thumbnail key's format and quality) honours them.
+    package func entry<T: Cachable>(
+        forKey key: String, policy: CachePolicy, expiry: Expiry?, expirationPolicy: ExpirationPolicy?, reset: Bool,
+        encoder: @escaping ValueEncoder<T>, fetch: @escaping @Sendable () async throws -> T
+    ) async throws -> CacheEntry<T> {
+        try await resolve(
+            forKey: key, policy: policy, expiry: { _ in expiry }, expirationPolicy: expirationPolicy, reset: reset,
+            encoder: encoder, fetch: fetch)
+    }
+
     // MARK: - Internals
 
     /// ``entry(forKey:policy:expiry:expirationPolicy:reset:fetch:)`` with an expiry chosen per value.
     func resolve<T: Cachable>(
         forKey key: String, policy: CachePolicy, expiry: @escaping @Sendable (T) -> Expiry?,
-        expirationPolicy: ExpirationPolicy?, reset: Bool, fetch: @escaping @Sendable () async throws -> T
+        expirationPolicy: ExpirationPolicy?, reset: Bool, encoder: ValueEncoder<T>? = nil,
+        fetch: @escaping @Sendable () async throws -> T
     ) async throws -> CacheEntry<T> {
         do {
             try expirationPolicy?.validate("expirationPolicy")
@@ -95,12 +108,13 @@ extension Hoard {
             if let entry = await cachedEntry(T.self, forKey: key, expirationPolicy: expirationPolicy) { return entry }
             // A full miss: another machine sharing a tier may be fetching the same key.
             return try await fetchThrough(
-                forKey: key, expiry: expiry, expirationPolicy: expirationPolicy, sharingFetch: true, fetch: fetch)
+                forKey: key, expiry: expiry, expirationPolicy: expirationPolicy, sharingFetch: true, encoder: encoder,
+                fetch: fetch)
         case .networkOnly, .cacheThenFetch:
-            return try await fetchThrough(forKey: key, expiry: expiry, fetch: fetch)
+            return try await fetchThrough(forKey: key, expiry: expiry, encoder: encoder, fetch: fetch)
         case .networkElseCache:
             do {
-                return try await fetchThrough(forKey: key, expiry: expiry, fetch: fetch)
+                return try await fetchThrough(forKey: key, expiry: expiry, encoder: encoder, fetch: fetch)
             } catch {
                 if error is CancellationError || Task.isCancelled { throw error }
                 guard let cached = await fallbackEntry(T.self, forKey: key, expirationPolicy: expirationPolicy) else {
@@ -132,7 +146,7 @@ extension Hoard {
     /// returned instead, from the tier that had it.
     func fetchThrough<T: Cachable>(
         forKey key: String, expiry: @escaping @Sendable (T) -> Expiry?, expirationPolicy: ExpirationPolicy? = nil,
-        sharingFetch: Bool = false, fetch: @escaping @Sendable () async throws -> T
+        sharingFetch: Bool = false, encoder: ValueEncoder<T>? = nil, fetch: @escaping @Sendable () async throws -> T
     ) async throws -> CacheEntry<T> {
         let outcome = try await flights.run(key: key, onJoin: { monitor.record(.fetchCoalesced(key: key)) }) {
             [self] ticket in
@@ -143,7 +157,7 @@ extension Hoard {
                 // A forgotten or abandoned fetch does not store: a newer one may have.
                 if ticket.isCurrent {
                     do throws(HoardError) {
-                        stored = try await write(value, forKey: key, expiry: expiry(value))
+                        stored = try await write(value, forKey: key, expiry: expiry(value), encoder: encoder)
                     } catch {
                         storeError = error
                         logger.warning(

@@ -107,6 +107,9 @@ extension Hoard {
     /// What a write stored: its dates and the bytes (the value's encoding).
     package typealias Written = (cachedAt: Date, expiresAt: Date?, bytes: Data)
 
+    /// Encodes a value in place of ``Cachable/encode(with:)`` with the configuration's options.
+    package typealias ValueEncoder<T> = @Sendable (T) throws -> Data
+
     /// Encodes `object` and, unless the insertion policy refuses it, stores it in every tier and
     /// the decoded value in memory.
     ///
@@ -115,9 +118,11 @@ extension Hoard {
     /// - Throws: ``HoardError/invalidValue(_:)`` for an expiry that is not finite;
     ///   ``HoardError/encodingFailed(key:type:underlying:)``, ``HoardError/tier(_:underlying:)``.
     @discardableResult
-    func write<T: Cachable>(_ object: T, forKey key: String, expiry: Expiry?) async throws(HoardError) -> Written? {
+    func write<T: Cachable>(
+        _ object: T, forKey key: String, expiry: Expiry?, encoder: ValueEncoder<T>? = nil
+    ) async throws(HoardError) -> Written? {
         try Self.validate(expiry, "expiry")
-        let bytes = try encode(object, forKey: key)
+        let bytes = try encode(object, forKey: key, encoder: encoder)
         return try await writeBytes(
             bytes, typeName: Self.typeName(of: T.self), candidate: object, forKey: key, expiry: expiry,
             decoded: (object, object.memoryCost(encodedByteCount: bytes.count)))
@@ -163,8 +168,12 @@ extension Hoard {
         }
     }
 
-    func encode<T: Cachable>(_ object: T, forKey key: String) throws(HoardError) -> Data {
+    /// `object`'s bytes from `encoder`, or with ``Configuration/encodingOptions`` when it is `nil`.
+    func encode<T: Cachable>(_ object: T, forKey key: String, encoder: ValueEncoder<T>? = nil) throws(HoardError)
+        -> Data
+    {
         do {
+            if let encoder { return try encoder(object) }
             return try object.encode(with: configuration.encodingOptions)
         } catch {
             throw .encodingFailed(key: key, type: Self.typeName(of: T.self), underlying: error)

@@ -188,4 +188,64 @@ struct ThumbnailKeyTests {
         let missing = try ThumbnailKey(source: "https://example.com/b.jpg", size: 64)
         #expect(try await hoard.retrieve(Image.self, forKey: missing) == nil)
     }
+
+    @Test("every keyed call takes a ThumbnailKey; fetched thumbnails are stored as the key says, not as the configuration's")
+    func keyedCallsHonourTheKey() async throws {
+        let fixture = try HoardFixture()
+        defer { fixture.folder.remove() }
+        let hoard = fixture.hoard
+        let thumbnail = try ThumbnailKey(source: "https://example.com/a.jpg", size: 64)
+            .thumbnail(from: try TestFiles.testImage(Self.photo))
+        #expect(hoard.configuration.encodingOptions.jpegQuality != ThumbnailKey.defaultQuality)
+        let keys = try [
+            ThumbnailKey(source: "https://example.com/fetch.jpg", size: 64),
+            ThumbnailKey(source: "https://example.com/fetch.png", size: 64, format: .png),
+            ThumbnailKey(source: "https://example.com/fetch.webp", size: 64, format: .webp, quality: 70),
+        ]
+        for key in keys {
+            let fetches = Counter()
+            let fetched = try await hoard.value(forKey: key) {
+                fetches.increment()
+                return thumbnail
+            }
+            #expect(fetched == thumbnail)
+            let expected = try key.encoded(thumbnail)
+            #expect(try hoard.storedBytes(forKey: key)?.bytes == expected, "\(key.format)")
+            #expect(try await hoard.retrieveEncoded(forKey: key) == expected)
+            hoard.clearMemory()
+            let again = try await hoard.entry(forKey: key) {
+                fetches.increment()
+                return thumbnail
+            }
+            #expect(again.source == .disk && fetches.value == 1)
+            #expect(try await hoard.entry(forKey: key)?.value == again.value)
+            try await hoard.remove(forKey: key)
+            #expect(try hoard.storedBytes(forKey: key) == nil)
+        }
+        // Cache-then-fetch: the stream's fetched value is stored as the key says too.
+        let streamed = try ThumbnailKey(source: "https://example.com/stream.jpg", size: 64, quality: 40)
+        var seen = 0
+        for try await value in hoard.values(forKey: streamed, fetch: { thumbnail }) {
+            #expect(value == thumbnail)
+            seen += 1
+        }
+        #expect(seen == 1)
+        #expect(try hoard.storedBytes(forKey: streamed)?.bytes == (try streamed.encoded(thumbnail)))
+        // Completion forms, in order on the key.
+        let done = AsyncStream.makeStream(of: Image?.self)
+        hoard.store(key: streamed, object: thumbnail)
+        hoard.retrieve(key: streamed) { done.continuation.yield($0) }
+        hoard.remove(streamed)
+        hoard.retrieve(key: streamed) { done.continuation.yield($0) }
+        var iterator = done.stream.makeAsyncIterator()
+        #expect(await iterator.next()??.width == 64)
+        #expect(await iterator.next() == .some(nil))
+    }
+}
+
+/// A count shared with a fetch closure.
+private final class Counter: Sendable {
+    private let count = Lock(0)
+    var value: Int { count.withLock { $0 } }
+    func increment() { count.withLock { $0 += 1 } }
 }
