@@ -9,6 +9,18 @@ extension RedisTier {
         case removedBefore = "removed-before"
     }
 
+    /// What this process has read of the marks.
+    struct MarkState {
+        /// The latest marks, as taken (never ahead of this machine's clock when read).
+        var marks: SharedCacheMarks?
+        /// When the servers were last asked.
+        var readAt: ContinuousClock.Instant?
+        /// The last mark ignored for lying too far ahead (logged once).
+        var ignored: Date?
+        /// Each mark last read ahead of the clock, and the moment it was taken at.
+        var early: [Mark: (read: Date, taken: Date)] = [:]
+    }
+
     /// Moves a mark forward only: two machines publishing at once leave the later moment.
     static let advanceMark = RedisScript(
         """
@@ -85,23 +97,34 @@ extension RedisTier {
         }
     }
 
-    /// How far ahead of this machine's clock a mark read from a server may lie. Further, it is
-    /// taken for another machine's wrong clock or a damaged key, and ignored (logged once): it
-    /// would make every value stored until then a miss on every machine, and marks never move back.
-    static let markFutureTolerance: TimeInterval = 86_400
+    /// How far ahead of this machine's clock a mark read from a server may lie: clocks a few
+    /// minutes apart are common. Further, it is taken for another machine's wrong clock or a
+    /// damaged key, and ignored (logged once).
+    static let markFutureTolerance: TimeInterval = 300
 
     /// The date of a mark read from a server, or `nil` when it is missing, foreign, or more than
     /// ``markFutureTolerance`` ahead of `now`.
+    ///
+    /// A mark ahead of `now` within the tolerance comes from a machine whose clock runs fast: the
+    /// removal or expiry it records happened no later than now, so it is taken at `now`, the
+    /// first time it is read, and at that same moment on every later read: it never covers a value
+    /// stored after it was seen.
     private func plausibleMark(_ value: RESPValue, _ mark: Mark, now: Date) -> Date? {
         guard let date = Self.date(value) else { return nil }
-        guard date.timeIntervalSince(now) > Self.markFutureTolerance else { return date }
+        let early = marks.withLock { state in state.early[mark] }
+        if let early, early.read == date { return early.taken }
+        guard date > now else { return date }
+        guard date.timeIntervalSince(now) > Self.markFutureTolerance else {
+            marks.withLock { state in state.early[mark] = (date, now) }
+            return now
+        }
         let isNew = marks.withLock { state in
             defer { state.ignored = date }
             return state.ignored != date
         }
         if isNew {
             configuration.logger.warning(
-                "Shared cache mark lies more than a day ahead of this machine's clock; ignored",
+                "Shared cache mark lies more than five minutes ahead of this machine's clock; ignored",
                 metadata: ["mark": .string(mark.rawValue), "date": .string("\(date)"), "now": .string("\(now)")])
         }
         return nil

@@ -45,10 +45,8 @@ public final class RedisTier: SharedCacheTier {
     let keyPrefix: String
     /// The same, as the bytes every value's key starts with.
     private let keyPrefixBytes: [UInt8]
-    /// The marks last read, and when; and the last mark ignored for lying in the future (logged
-    /// once).
-    let marks = Lock<(marks: SharedCacheMarks?, readAt: ContinuousClock.Instant?, ignored: Date?)>(
-        (nil, nil, nil))
+    /// The marks last read, and when, and what was made of marks that lay in the future.
+    let marks = Lock(MarkState())
     private let closers: [@Sendable () async -> Void]
 
     /// The executor of the event loop the tier's connections run on.

@@ -99,6 +99,34 @@ struct RedisTierHoardTests {
         }
     }
 
+    @Test("marks from a fast clock: B applies them once, at the moment it sees them, and never writes a future mark")
+    func marksFromAFastClock() async throws {
+        try await withMachines { a, b, server in
+            try await b.hoard.store("before", forKey: "before")
+            try await Task.sleep(for: .milliseconds(5))
+            let ahead = Int64((Date().timeIntervalSince1970 + 120) * 1000)  // A's clock runs two minutes fast
+            _ = try server.command(["SET", "hoard:v1:machines:expired-before", "\(ahead)"])
+            let expiredOnB = try await Fixtures.eventually {
+                try await b.hoard.retrieve(String.self, forKey: "before") == nil
+            }
+            #expect(expiredOnB, "B applies the mark within 10 s")
+            let markURL = b.hoard.configuration.resolvedDirectory.appending(path: "expired-before")
+            let mark = try String(contentsOf: markURL, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+            #expect(try #require(Double(mark)) <= Date().timeIntervalSinceReferenceDate, "never ahead of the clock")
+            // What B stores afterwards stays fresh through two more rounds of its watch, and after
+            // the shared key is gone.
+            try await Task.sleep(for: .milliseconds(5))
+            try await b.hoard.store("after", forKey: "after")
+            try await Task.sleep(for: .milliseconds(2_500))
+            b.hoard.clearMemory()
+            #expect(try await b.hoard.retrieve(String.self, forKey: "after") == "after")
+            _ = try server.command(["DEL", "hoard:v1:machines:expired-before"])
+            var reopened = b.hoard.configuration
+            reopened.tiers = [.disk]
+            #expect(try await Hoard(configuration: reopened).retrieve(String.self, forKey: "after") == "after")
+        }
+    }
+
     @Test("a copy of a value created before A's removeAll, written back to Redis by B, is not served")
     func staleCopyAfterRemoveAll() async throws {
         try await withMachines { a, b, _ in

@@ -19,7 +19,9 @@ import Logging
 /// small file and reads none of the entries: each read compares the entry's creation date with the
 /// mark. Readers re-read the file at most once per refresh interval (monotonic time), so another
 /// process's ``Hoard/expireAll()`` takes effect here within that interval; this process's own
-/// takes effect at once. The mark only moves forward.
+/// takes effect at once. The mark only moves forward, and never past the clock: a mark found in
+/// the file ahead of it (written by an older version from another machine's fast clock) is taken
+/// at the moment it is read, and the file is rewritten with that moment.
 final class ExpirationMark: Sendable {
     /// The mark file's name in the cache folder.
     static let fileName = "expired-before"
@@ -37,17 +39,21 @@ final class ExpirationMark: Sendable {
     let path: String?
     let refreshInterval: Duration
     let logger: Logger
+    let now: @Sendable () -> Date
     /// All mutable state; touched only inside `withLock`.
     private let state = Lock(State())
 
     /// - Parameters:
     ///   - directory: The cache folder, or `nil` when there is none (the mark then lives in memory).
     ///   - refreshInterval: The longest time another process's mark goes unnoticed, in seconds.
-    init(directory: URL?, refreshInterval: TimeInterval, logger: Logger) {
+    ///   - logger: Where a damaged mark file is reported.
+    ///   - now: The cache's clock.
+    init(directory: URL?, refreshInterval: TimeInterval, logger: Logger, now: @escaping @Sendable () -> Date) {
         path = directory.map { $0.appendingPathComponent(Self.fileName).path(percentEncoded: false) }
         // Validated to 0...86400 by the configuration; held there again before the conversion.
         self.refreshInterval = .milliseconds(Int64(min(max(0, refreshInterval), 86_400) * 1000))
         self.logger = logger
+        self.now = now
     }
 
     /// The mark: values stored before this moment have expired. `nil` when there is none.
@@ -65,7 +71,14 @@ final class ExpirationMark: Sendable {
             return (state.date, isDue)
         }
         guard isDue else { return date }
-        let stored = read(path)
+        var stored = read(path)
+        if let future = stored, case let moment = self.now(), future > moment {
+            logger.warning(
+                "The expiration mark lies ahead of the clock; taken as now",
+                metadata: ["path": .string(path), "mark": .string("\(future)")])
+            stored = moment
+            write(moment, to: path)
+        }
         return state.withLock { state in
             state.isReading = false
             state.date = Self.later(state.date, stored)
@@ -80,20 +93,28 @@ final class ExpirationMark: Sendable {
     ///   this process.
     @discardableResult
     func advance(to date: Date) throws(HoardError) -> Date {
+        let date = min(date, now())
         let mark = state.withLock { state -> Date in
             let mark = Self.later(state.date, date) ?? date
             state.date = mark
             return mark
         }
         guard let path else { return mark }
-        let text = "\(mark.timeIntervalSinceReferenceDate)\n"
-        if case .failure(let error) = FileSystem.writeAtomically(Array(text.utf8), to: path) {
+        if case .failure(let error) = FileSystem.writeAtomically(Self.contents(mark), to: path) {
             throw .tier(.disk, underlying: DiskCacheError.writeFailed(path: error.path ?? path, call: error.call, errno: error.errno))
         }
         return mark
     }
 
     // MARK: - Private
+
+    /// Replaces a future mark in the file by `date` (a failure is logged: the mark read applies).
+    private func write(_ date: Date, to path: String) {
+        if case .failure(let error) = FileSystem.writeAtomically(Self.contents(date), to: path) {
+            logger.warning(
+                "Cannot rewrite the expiration mark", metadata: ["path": .string(path), "error": .string("\(error)")])
+        }
+    }
 
     /// The mark in the file, or `nil` when there is no file or it does not hold one (logged).
     private func read(_ path: String) -> Date? {
@@ -120,6 +141,11 @@ final class ExpirationMark: Sendable {
             return nil
         }
         return Date(timeIntervalSinceReferenceDate: seconds)
+    }
+
+    /// The file's line for `date`: seconds since the reference date, read back bit for bit.
+    private static func contents(_ date: Date) -> [UInt8] {
+        Array("\(date.timeIntervalSinceReferenceDate)\n".utf8)
     }
 
     private static func later(_ first: Date?, _ second: Date?) -> Date? {

@@ -64,10 +64,19 @@ extension Hoard {
     ///
     /// The local expiration mark (kept in the cache folder, so it survives restarts) records what
     /// has been applied: a remote removal older than it was applied before, or is covered by it.
+    /// Each mark the tier reports is applied once, and one ahead of this machine's clock is
+    /// applied at this moment: the local mark never lies in the future.
     func applySharedMarks() async {
         guard let shared = sharedTier, let marks = await shared.sharedMarks() else { return }
+        let new = appliedSharedMarks.withLock { applied -> SharedCacheMarks in
+            defer { applied = marks }
+            return SharedCacheMarks(
+                expiredBefore: marks.expiredBefore == applied.expiredBefore ? nil : marks.expiredBefore,
+                removedBefore: marks.removedBefore == applied.removedBefore ? nil : marks.removedBefore)
+        }
+        let now = configuration.now()
         let local = expirationMark.current()
-        if let removedBefore = marks.removedBefore, local.map({ removedBefore > $0 }) ?? true {
+        if let removedBefore = new.removedBefore.map({ min($0, now) }), local.map({ removedBefore > $0 }) ?? true {
             memory.removeAll()
             for tier in tiers.prefix(while: { !($0 is any SharedCacheTier) }) {
                 do {
@@ -81,7 +90,9 @@ extension Hoard {
             advanceMark(to: removedBefore)
             monitor.record(.removedAll)
         }
-        if let expiredBefore = marks.expiredBefore, expiredBefore > (expirationMark.current() ?? .distantPast) {
+        if let expiredBefore = new.expiredBefore.map({ min($0, now) }),
+            expiredBefore > (expirationMark.current() ?? .distantPast)
+        {
             advanceMark(to: expiredBefore)
             monitor.record(.expiredAll(before: expiredBefore))
         }
@@ -103,7 +114,7 @@ extension Hoard {
     /// still applies in this process).
     func advanceMark(to date: Date) {
         do {
-            try expirationMark.advance(to: date)
+            try expirationMark.advance(to: min(date, configuration.now()))
         } catch {
             logger.warning("Cannot write the expiration mark", metadata: ["error": "\(error)"])
         }

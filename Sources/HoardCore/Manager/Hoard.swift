@@ -59,6 +59,8 @@ public final class Hoard: Sendable {
     let expirationMark: ExpirationMark
     /// Keeps the completion-handler calls on each key in the caller's order.
     let completionQueue = KeyedSerialQueue()
+    /// The shared tier's marks as last applied (see ``applySharedMarks()``).
+    let appliedSharedMarks = Lock(SharedCacheMarks())
 
     /// Opens (or creates) the cache that `configuration` describes.
     ///
@@ -109,7 +111,7 @@ public final class Hoard: Sendable {
         let markDirectory: URL? = if case .success = disk { directory } else { nil }
         expirationMark = ExpirationMark(
             directory: markDirectory, refreshInterval: configuration.expirationMarkRefreshInterval,
-            logger: configuration.logger)
+            logger: configuration.logger, now: configuration.now)
         if sharedTier != nil {
             markWatch.withLock { $0 = watchSharedMarks() }
         }

@@ -105,12 +105,44 @@ struct HoardRulesTests {
         fixture.clock.advance(by: 1)
         try await fixture.hoard.expireAll()
         #expect(try await StressChild.run(["hoard-get", path, "k"]).output == "nil\n")
-        // The child's clock is the real one, later than the test clock: everything here expires.
         try await fixture.hoard.store("again", forKey: "k2")
         #expect(try await fixture.hoard.retrieve(String.self, forKey: "k2") == "again")
+        // The child's clock is the real one: move this one past it, or its mark lies in the future.
         let child = try await StressChild.run(["hoard-expire-all", path])
         #expect(child.status == 0 && child.output == "expired\n")
+        fixture.clock.advance(by: Date().timeIntervalSince(fixture.clock.now) + 60)
         #expect(try await fixture.hoard.retrieve(String.self, forKey: "k2") == nil)
+    }
+
+    @Test("a mark file ahead of the clock is taken as now and rewritten; values stored later are fresh")
+    func futureMarkFile() async throws {
+        let fixture = try HoardFixture { $0.expirationMarkRefreshInterval = 0 }
+        defer { fixture.folder.remove() }
+        try await fixture.hoard.store("old", forKey: "old")
+        fixture.clock.advance(by: 1)
+        // What an older version wrote from a shared mark a day ahead.
+        let markURL = fixture.folder.cacheURL.appending(path: ExpirationMark.fileName)
+        let future = fixture.clock.now.addingTimeInterval(86_400)
+        try Data("\(future.timeIntervalSinceReferenceDate)\n".utf8).write(to: markURL)
+        let reopened = try fixture.reopened()
+        #expect(try await reopened.retrieve(String.self, forKey: "old") == nil, "stored before the mark was seen")
+        let rewritten = try String(contentsOf: markURL, encoding: .utf8)
+        #expect(Double(rewritten.trimmingCharacters(in: .whitespacesAndNewlines)) == fixture.clock.now.timeIntervalSinceReferenceDate)
+        fixture.clock.advance(by: 1)
+        try await reopened.store("new", forKey: "new")
+        reopened.clearMemory()
+        #expect(try await reopened.retrieve(String.self, forKey: "new") == "new")
+        #expect(try await fixture.reopened().retrieve(String.self, forKey: "new") == "new", "and in the next process")
+    }
+
+    @Test("expireAll never writes a mark ahead of the clock")
+    func markNeverAhead() async throws {
+        let fixture = try HoardFixture()
+        defer { fixture.folder.remove() }
+        try await fixture.hoard.expireAll()
+        let mark = try String(
+            contentsOf: fixture.folder.cacheURL.appending(path: ExpirationMark.fileName), encoding: .utf8)
+        #expect(Double(mark.trimmingCharacters(in: .whitespacesAndNewlines))! <= fixture.clock.now.timeIntervalSinceReferenceDate)
     }
 
     @Test("an AsyncSequence of events triggers expireAll; cancelling the task stops it")
