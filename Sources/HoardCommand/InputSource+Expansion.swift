@@ -1,4 +1,5 @@
 import Foundation
+import HoardSystem
 
 extension InputSource {
     /// One input of a run: the name it is reported under, and its source or why it has none.
@@ -10,7 +11,7 @@ extension InputSource {
     /// Every folder walk of the run reads from one budget of `maximumFolderEntries` directory
     /// entries: a folder whose walk would read more fails with
     /// ``FolderWalkError/budgetExhausted(limit:)``, as do the folder inputs after it. Each
-    /// distinct folder is searched once: naming it again adds nothing (or its failure again), and a
+    /// distinct folder (by the bytes of its path) is searched once: naming it again adds nothing (or its failure again), and a
     /// file two folder inputs both hold is one input. Inputs are reported with any password
     /// redacted (see ``URLCredentials``).
     ///
@@ -21,9 +22,9 @@ extension InputSource {
     /// - Complexity: O(*n* log *n*) in the directory entries read, at most `maximumFolderEntries`.
     static func expand(_ arguments: [String], maximumFolderEntries: Int) -> [Expanded] {
         var budget = FolderEntryBudget(limit: maximumFolderEntries)
-        var searchedFolders: Set<String> = []
-        var folderFailures: [String: InputError] = [:]
-        var filesFromFolders: Set<String> = []
+        var searchedFolders: Set<ExactString> = []
+        var folderFailures: [ExactString: InputError] = [:]
+        var filesFromFolders: Set<ExactString> = []
         var expanded: [Expanded] = []
         for argument in arguments {
             let shown = URLCredentials.redactingPasswords(in: argument)
@@ -38,17 +39,17 @@ extension InputSource {
                 expanded.append((shown, .success(source)))
                 continue
             }
-            if let failure = folderFailures[path] {
+            if let failure = folderFailures[ExactString(path)] {
                 expanded.append((shown, .failure(failure)))
                 continue
             }
-            guard searchedFolders.insert(path).inserted else { continue }
+            guard searchedFolders.insert(ExactString(path)).inserted else { continue }
             do throws(FolderWalkError) {
-                for file in try imageFiles(in: path, budget: &budget) where filesFromFolders.insert(file).inserted {
+                for file in try imageFiles(in: path, budget: &budget) where filesFromFolders.insert(ExactString(file)).inserted {
                     expanded.append((file, .success(.file(file))))
                 }
             } catch {
-                folderFailures[path] = .folder(error)
+                folderFailures[ExactString(path)] = .folder(error)
                 expanded.append((shown, .failure(.folder(error))))
             }
         }

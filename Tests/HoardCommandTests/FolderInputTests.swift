@@ -53,6 +53,31 @@ struct FolderInputTests {
         #expect(try outcome.summary()["made"] as? Int == 251)
     }
 
+    @Test("two names equal under Unicode normalisation (NFC and NFD café.png) are two inputs with two outputs")
+    func normalisationEquivalentNames() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let folder = scratch.path("unicode")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let composed = "caf\u{E9}.png", decomposed = "cafe\u{301}.png"
+        #expect(composed == decomposed, "Swift's == calls them equal")
+        let gray = try Data(contentsOf: testImages.appendingPathComponent("PngSuite/basn0g08.png"))
+        try Self.png.write(to: URL(fileURLWithPath: folder + "/" + composed))
+        try gray.write(to: URL(fileURLWithPath: folder + "/" + decomposed))
+        let outcome = try await HoardTool.run(
+            [
+                "thumbnails", folder, "--size", "8", "--format", "png", "--output", scratch.path("out"),
+                "--cache", scratch.path("cache"), "--json",
+            ], timeLimit: .seconds(60))
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        let results = try Self.results(outcome)
+        let inputs = results.compactMap { ($0["input"] as? String).map { Array($0.utf8) } }
+        #expect(Set(inputs) == [Array((folder + "/" + composed).utf8), Array((folder + "/" + decomposed).utf8)])
+        #expect(try outcome.summary()["made"] as? Int == 2)
+        let outputs = try results.map { try Data(contentsOf: URL(fileURLWithPath: try #require($0["output"] as? String))) }
+        #expect(outputs.count == 2 && outputs[0] != outputs[1], "each made from its own file")
+    }
+
     @Test("a folder whose walk reads more than --max-folder-entries fails, and so do later folders; files still run")
     func budgetExceeded() async throws {
         let scratch = try Scratch()

@@ -18,7 +18,7 @@ final class KeyedSerialQueue: Sendable {
     }
 
     private struct State {
-        var tails: [String: Tail] = [:]
+        var tails: [ExactString: Tail] = [:]
         var nextTicket: UInt64 = 0
     }
 
@@ -33,6 +33,7 @@ final class KeyedSerialQueue: Sendable {
     ///
     /// - Complexity: O(1) amortised; one task per operation.
     func enqueue(key: String, _ operation: @escaping @Sendable () async -> Void) {
+        let key = ExactString(key)
         state.withLock { state in
             let previous = state.tails[key]?.task
             let ticket = state.nextTicket
@@ -47,7 +48,7 @@ final class KeyedSerialQueue: Sendable {
     }
 
     /// Forgets `key` once its last queued operation has finished.
-    private func finish(key: String, ticket: UInt64) {
+    private func finish(key: ExactString, ticket: UInt64) {
         state.withLock { state in
             if state.tails[key]?.ticket == ticket { state.tails[key] = nil }
         }

@@ -1,4 +1,5 @@
 import Foundation
+import HoardSystem
 
 extension Hoard {
     /// The bytes of the value of type `T` under `key`, from the byte tiers or, on a miss, from
@@ -49,7 +50,7 @@ extension Hoard {
             logger.warning(
                 "Cannot read the cached value; fetching", metadata: ["key": .string(key), "error": "\(error)"])
         }
-        let outcome = try await flights.run(key: key, onJoin: { monitor.record(.fetchCoalesced(key: key)) }) {
+        let outcome = try await flights.run(key: ExactString(key), onJoin: { monitor.record(.fetchCoalesced(key: key)) }) {
             [self] ticket in
             try await coordinatedFetch(
                 forKey: key,

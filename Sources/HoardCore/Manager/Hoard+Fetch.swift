@@ -1,4 +1,5 @@
 import Foundation
+import HoardSystem
 
 extension Hoard {
     /// The value for `key`, from the cache or from `fetch`, as `policy` says.
@@ -148,7 +149,7 @@ extension Hoard {
         forKey key: String, expiry: @escaping @Sendable (T) -> Expiry?, expirationPolicy: ExpirationPolicy? = nil,
         sharingFetch: Bool = false, encoder: ValueEncoder<T>? = nil, fetch: @escaping @Sendable () async throws -> T
     ) async throws -> CacheEntry<T> {
-        let outcome = try await flights.run(key: key, onJoin: { monitor.record(.fetchCoalesced(key: key)) }) {
+        let outcome = try await flights.run(key: ExactString(key), onJoin: { monitor.record(.fetchCoalesced(key: key)) }) {
             [self] ticket in
             let fetchAndStore = { @Sendable [self] () async throws -> FetchOutcome in
                 let value = try await runFetch(forKey: key, fetch)
@@ -194,7 +195,7 @@ extension Hoard {
 
     /// Forgets the value and any running fetch for `key` (errors removing the file are logged).
     func forget(_ key: String) async {
-        flights.forget(key)
+        flights.forget(ExactString(key))
         do {
             try await removeEverywhere(forKey: key)
         } catch {

@@ -1,4 +1,5 @@
 import Foundation
+import HoardSystem
 
 extension Hoard {
     /// What counts as fresh for one read: the entry's own expiry, the age limit of the
@@ -61,7 +62,7 @@ extension Hoard {
     ///
     /// - Throws: ``HoardError/typeMismatch(key:expected:stored:)``.
     func memoryHitValue<T: Cachable>(_ type: T.Type, forKey key: String) throws(HoardError) -> T? {
-        guard configuration.isCachingEnabled, let record = memory.value(forKey: key) else { return nil }
+        guard configuration.isCachingEnabled, let record = memory.value(forKey: ExactString(key)) else { return nil }
         guard let value = record.value as? T else {
             throw .typeMismatch(key: key, expected: Self.typeName(of: T.self), stored: record.typeName)
         }
@@ -151,7 +152,7 @@ extension Hoard {
             let record = StoredValue(value: decoded.value, typeName: typeName, cachedAt: now, expiresAt: expiresAt)
             remember(record, forKey: key, cost: decoded.cost)
         } else {
-            memory.removeValue(forKey: key)
+            memory.removeValue(forKey: ExactString(key))
         }
         monitor.record(.stored(key: key, byteCount: bytes.count))
         return (now, expiresAt, bytes)
@@ -191,7 +192,7 @@ extension Hoard {
     private func memoryEntry<T: Cachable>(
         _ type: T.Type, forKey key: String, freshness: Freshness
     ) throws(HoardError) -> CacheEntry<T>? {
-        guard let record = memory.value(forKey: key) else { return nil }
+        guard let record = memory.value(forKey: ExactString(key)) else { return nil }
         guard let value = record.value as? T else {
             throw .typeMismatch(key: key, expected: Self.typeName(of: T.self), stored: record.typeName)
         }
@@ -296,7 +297,7 @@ extension Hoard {
 
     /// Puts `record` in the memory tier and reports what that evicted.
     private func remember(_ record: StoredValue, forKey key: String, cost: Int) {
-        let evicted = memory.setValueCountingEvictions(record, forKey: key, cost: cost, expiration: record.expiresAt)
+        let evicted = memory.setValueCountingEvictions(record, forKey: ExactString(key), cost: cost, expiration: record.expiresAt)
         if evicted > 0 { monitor.record(.evicted(tier: .memory, count: evicted)) }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HoardSystem
 
 extension Hoard {
     /// Writes `entry` through every byte tier, in order.
@@ -19,7 +20,7 @@ extension Hoard {
     ///
     /// - Throws: The first error a tier throws, after every tier has been asked.
     func removeEverywhere(forKey key: String) async throws(HoardError) {
-        memory.removeValue(forKey: key)
+        memory.removeValue(forKey: ExactString(key))
         var firstError: HoardError?
         for tier in tiers {
             do {

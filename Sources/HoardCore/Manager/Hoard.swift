@@ -40,7 +40,7 @@ public final class Hoard: Sendable {
     /// The folder that holds the disk tier.
     public let directory: URL
 
-    let memory: MemoryCache<String, StoredValue>
+    let memory: MemoryCache<ExactString, StoredValue>
     /// The disk tier, or why there is none (it could not open, or is not configured): for what
     /// only the disk does (listing, trimming).
     let disk: Result<DiskCache, HoardError>
@@ -54,7 +54,7 @@ public final class Hoard: Sendable {
     /// Statistics, observers' event streams and the debug log.
     let monitor: HoardMonitor
     /// One running fetch per key, whichever form (a decoded value or its encoding) its callers want.
-    let flights = SingleFlight<String, FetchOutcome>()
+    let flights = SingleFlight<ExactString, FetchOutcome>()
     /// What ``expireAll()`` set, here or in another process.
     let expirationMark: ExpirationMark
     /// Keeps the completion-handler calls on each key in the caller's order.

@@ -14,7 +14,7 @@ final class HoardMonitor: Sendable {
             guard let key else { return true }
             switch event {
             case .expiredAll, .removedAll: return true
-            default: return event.key == key
+            default: return event.key.map { ExactString($0) == ExactString(key) } ?? false
             }
         }
     }

@@ -225,4 +225,35 @@ struct HoardRobustnessTests {
             try await group.waitForAll()
         }
     }
+
+    @Test("keys equal under Unicode normalisation (NFC and NFD) are two keys: in memory, on disk, after a restart, in fetches")
+    func normalisationEquivalentKeys() async throws {
+        let fixture = try HoardFixture()
+        defer { fixture.folder.remove() }
+        let hoard = fixture.hoard
+        let composed = "caf\u{E9}", decomposed = "cafe\u{301}"
+        #expect(composed == decomposed, "Swift's == calls them equal")
+        try await hoard.store("NFC", forKey: composed)
+        try await hoard.store("NFD", forKey: decomposed)
+        #expect(try await hoard.retrieve(String.self, forKey: composed) == "NFC")
+        #expect(try await hoard.retrieve(String.self, forKey: decomposed) == "NFD")
+        let reopened = try fixture.reopened()
+        #expect(try await reopened.retrieve(String.self, forKey: composed) == "NFC")
+        #expect(try await reopened.retrieve(String.self, forKey: decomposed) == "NFD")
+        // Fetches for the two keys are two fetches, even at once.
+        let gate = AsyncStream.makeStream(of: Void.self)
+        async let first = hoard.value(forKey: "fetch/" + composed) { () async -> String in
+            for await _ in gate.stream { break }
+            return "fetched NFC"
+        }
+        async let second = hoard.value(forKey: "fetch/" + decomposed) { () async -> String in "fetched NFD" }
+        #expect(try await second == "fetched NFD")
+        gate.continuation.yield()
+        #expect(try await first == "fetched NFC")
+        try await hoard.remove(forKey: composed)
+        #expect(try await hoard.retrieve(String.self, forKey: decomposed) == "NFD", "removing one leaves the other")
+        let removed = try await hoard.removeAll { $0.utf8.starts(with: "fetch/cafe".utf8) }
+        #expect(removed == 1, "only the NFD key's bytes start with cafe")
+        #expect(try await hoard.retrieve(String.self, forKey: "fetch/" + composed) == "fetched NFC")
+    }
 }

@@ -1,0 +1,33 @@
+/// A string that is equal to another only when their UTF-8 bytes are: a cache key or a path as a
+/// byte string.
+///
+/// Swift's `==` on `String` compares by Unicode canonical equivalence, so "café" written with a
+/// precomposed "é" (NFC) equals the one with "e" and a combining accent (NFD). They are two file
+/// names on disk and two keys on the disk and Redis tiers (which hash the bytes); every dictionary
+/// and set of keys or paths uses this type, so that no part of the cache mixes them up.
+///
+/// ```swift
+/// ExactString("caf\u{E9}") == ExactString("cafe\u{301}")  // false; as Strings they are equal
+/// ```
+package struct ExactString: Hashable, Sendable, CustomStringConvertible, ExpressibleByStringLiteral {
+    package let string: String
+
+    package init(_ string: String) {
+        self.string = string
+    }
+
+    package init(stringLiteral value: String) {
+        self.init(value)
+    }
+
+    package var description: String { string }
+
+    package static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.string.utf8.elementsEqual(rhs.string.utf8)
+    }
+
+    package func hash(into hasher: inout Hasher) {
+        var string = string
+        string.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+    }
+}
