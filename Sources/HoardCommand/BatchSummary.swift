@@ -12,6 +12,8 @@ struct InputResult: Sendable, Encodable {
     let input: String
     var status: Status = .pending
     var output: String?
+    /// The thumbnail's cache key, size, format and byte count, once it is written.
+    var thumbnail: (key: String, width: Int?, height: Int?, format: String?, bytes: Int)?
     var bytesDownloaded = 0
     /// Values (the thumbnail, the original) this input took from the shared tier: stored there by
     /// another machine, or by another worker that this one waited for.
@@ -25,6 +27,7 @@ struct InputResult: Sendable, Encodable {
 
     enum CodingKeys: String, CodingKey {
         case input, status, output, error, bytesDownloaded, revalidations, notModified, changedOriginals
+        case key, width, height, format, bytes
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -39,6 +42,13 @@ struct InputResult: Sendable, Encodable {
             try container.encode(reason, forKey: .error)
         }
         try container.encodeIfPresent(output, forKey: .output)
+        if let thumbnail {
+            try container.encode(thumbnail.key, forKey: .key)
+            try container.encodeIfPresent(thumbnail.width, forKey: .width)
+            try container.encodeIfPresent(thumbnail.height, forKey: .height)
+            try container.encodeIfPresent(thumbnail.format, forKey: .format)
+            try container.encode(thumbnail.bytes, forKey: .bytes)
+        }
         try container.encode(bytesDownloaded, forKey: .bytesDownloaded)
         try container.encode(revalidations, forKey: .revalidations)
         try container.encode(notModified, forKey: .notModified)

@@ -2,8 +2,9 @@ import Foundation
 import HoardSystem
 
 extension InputSource {
-    /// One input of a run: the name it is reported under, and its source or why it has none.
-    typealias Expanded = (input: String, source: Result<InputSource, InputError>)
+    /// One input of a run: the name it is reported under, its source or why it has none, and for a
+    /// file found in a folder input its path below that folder (its output is named from it).
+    typealias Expanded = (input: String, source: Result<InputSource, InputError>, folderPath: String?)
 
     /// Turns command-line inputs into sources, one per image: folders are expanded (recursively,
     /// sorted); inputs that cannot be used become failures with a reason.
@@ -32,25 +33,26 @@ extension InputSource {
             do throws(InputError) {
                 source = try InputSource(argument)
             } catch {
-                expanded.append((shown, .failure(error)))
+                expanded.append((shown, .failure(error), nil))
                 continue
             }
             guard case .file(let path) = source, LocalFile.isDirectory(path) else {
-                expanded.append((shown, .success(source)))
+                expanded.append((shown, .success(source), nil))
                 continue
             }
             if let failure = folderFailures[ExactString(path)] {
-                expanded.append((shown, .failure(failure)))
+                expanded.append((shown, .failure(failure), nil))
                 continue
             }
             guard searchedFolders.insert(ExactString(path)).inserted else { continue }
             do throws(FolderWalkError) {
                 for file in try imageFiles(in: path, budget: &budget) where filesFromFolders.insert(ExactString(file)).inserted {
-                    expanded.append((file, .success(.file(file))))
+                    let below = file.dropFirst(path.hasSuffix("/") ? path.count : path.count + 1)
+                    expanded.append((file, .success(.file(file)), String(below)))
                 }
             } catch {
                 folderFailures[ExactString(path)] = .folder(error)
-                expanded.append((shown, .failure(.folder(error))))
+                expanded.append((shown, .failure(.folder(error)), nil))
             }
         }
         return expanded

@@ -60,21 +60,30 @@ enum InputSource: Sendable, Hashable {
     }
 
     /// A file name for the thumbnail that is stable across runs and unique per input: the input's
-    /// base name (made safe) and 16 hex digits of the SHA-256 of its ``identifier()``.
+    /// name (made safe) and 16 hex digits of the SHA-256 of its ``identifier()``. The name is the
+    /// base name, or for a file found in a folder input its path below that folder with `-` for
+    /// `/` (`Next/contents/2560x1600.jpg` gives `Next-contents-2560x1600-<digest>.jpg`), so that
+    /// files of one base name in different subfolders are told apart at a glance.
     ///
     /// - Parameters:
     ///   - identifier: This input's ``identifier()``, which the caller has already made for the
     ///     cache key (it costs a `URL` for a file).
+    ///   - folderPath: The file's path below the folder input it was found in, if it was.
     ///   - fileExtension: The thumbnail's format's extension.
     /// - Throws: ``InputError/unnamable(_:)`` when the system's SHA-256 fails.
-    func outputName(identifier: String, extension fileExtension: String) throws(InputError) -> String {
+    func outputName(identifier: String, folderPath: String? = nil, extension fileExtension: String) throws(InputError)
+        -> String
+    {
         let base: String
         switch self {
         case .remote(let url): base = url.deletingPathExtension().lastPathComponent
-        case .file(let path): base = Self.baseName(of: path)
+        case .file(let path):
+            base = folderPath.map { Self.baseName(of: $0.replacingOccurrences(of: "/", with: "-")) }
+                ?? Self.baseName(of: path)
         }
+        // The end of a long name: it holds the file's own name.
         let safe = String(
-            base.unicodeScalars.prefix(64).map { scalar -> Character in
+            base.unicodeScalars.suffix(96).map { scalar -> Character in
                 scalar.isASCII
                     && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)
                         || "-_.".unicodeScalars.contains(scalar))

@@ -34,8 +34,10 @@ struct ThumbnailBatch: Sendable {
             func addNext() {
                 guard next < inputs.count else { return }
                 let index = next
-                let (input, source) = inputs[index]
-                group.addTask { (index, await process(input: input, source: source, decodeLimiter: decodeLimiter)) }
+                let (input, source, folderPath) = inputs[index]
+                group.addTask {
+                    (index, await process(input: input, source: source, folderPath: folderPath, decodeLimiter: decodeLimiter))
+                }
                 next += 1
             }
             for _ in 0..<min(downloadConcurrency, inputs.count) { addNext() }
@@ -51,9 +53,9 @@ struct ThumbnailBatch: Sendable {
         return BatchSummary(results: results.compactMap { $0 }, elapsed: Self.seconds(since: start))
     }
 
-    private func process(input: String, source: Result<InputSource, InputError>, decodeLimiter: AsyncLimiter) async
-        -> InputResult
-    {
+    private func process(
+        input: String, source: Result<InputSource, InputError>, folderPath: String?, decodeLimiter: AsyncLimiter
+    ) async -> InputResult {
         var result = InputResult(input: input)
         let work = InputWork()
         do {
@@ -72,9 +74,13 @@ struct ThumbnailBatch: Sendable {
             }
             // A cache that cannot be written fails the input: the warm rerun it promises would not come.
             if let storeError = thumbnail.storeError { throw RunFailure("\(storeError)") }
+            let format = ImageFormat(sniffing: thumbnail.value)
             result.output = try write(
                 thumbnail.value,
-                name: source.outputName(identifier: identifier, extension: Self.fileExtension(of: thumbnail.value)))
+                name: source.outputName(
+                    identifier: identifier, folderPath: folderPath, extension: format?.fileExtension ?? "bin"))
+            let size = Image.uprightSize(of: thumbnail.value)
+            result.thumbnail = (key.key, size?.width, size?.height, format?.description, thumbnail.value.count)
             result.status = thumbnail.source == .fetch ? .made : .fromCache
             if Self.isShared(thumbnail.source) { result.remoteHits += 1 }
         } catch {
@@ -151,12 +157,6 @@ struct ThumbnailBatch: Sendable {
         let destination = folder.hasSuffix("/") ? folder + name : folder + "/" + name
         _ = try OutputFile.write(data, to: destination)
         return destination
-    }
-
-    /// The file extension of a thumbnail's format, sniffed from its bytes (a thumbnail stored from
-    /// code may be in either format, whatever `--format` says).
-    private static func fileExtension(of data: Data) -> String {
-        ImageFormat(sniffing: data)?.fileExtension ?? "bin"
     }
 
     /// Whether a value came from a tier after the disk: the shared one.

@@ -1,4 +1,5 @@
 import Foundation
+import Hoard
 import Testing
 
 /// Folder inputs: the walk (names of every length, read in place), and its budget of directory
@@ -76,6 +77,46 @@ struct FolderInputTests {
         #expect(try outcome.summary()["made"] as? Int == 2)
         let outputs = try results.map { try Data(contentsOf: URL(fileURLWithPath: try #require($0["output"] as? String))) }
         #expect(outputs.count == 2 && outputs[0] != outputs[1], "each made from its own file")
+        #expect(Set(results.compactMap { $0["key"] as? String }.map { Array($0.utf8) }).count == 2)
+    }
+
+    @Test("outputs of a folder input are named from their path below it; --json gives key, width, height, format and bytes")
+    func relativeOutputNamesAndJSONFields() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let folder = scratch.path("wallpapers")
+        let photo = try Data(contentsOf: testImages.appendingPathComponent("exif-orientation/Landscape_6.jpg"))
+        for theme in ["Next", "Mountain"] {
+            try FileManager.default.createDirectory(
+                atPath: "\(folder)/\(theme)/contents", withIntermediateDirectories: true)
+            try photo.write(to: URL(fileURLWithPath: "\(folder)/\(theme)/contents/2560x1600.jpg"))
+        }
+        for pass in ["made", "cached"] {
+            let outcome = try await HoardTool.run(
+                [
+                    "thumbnails", folder, "--size", "64", "--output", scratch.path("out"), "--cache",
+                    scratch.path("cache"), "--json",
+                ], timeLimit: .seconds(60))
+            #expect(outcome.status == 0, "\(outcome.standardError)")
+            let results = try Self.results(outcome)
+            #expect(results.count == 2)
+            for (result, theme) in zip(results, ["Mountain", "Next"]) {
+                #expect(result["status"] as? String == pass)
+                let output = try #require(result["output"] as? String)
+                let name = URL(fileURLWithPath: output).lastPathComponent
+                #expect(name.hasPrefix("\(theme)-contents-2560x1600-") && name.hasSuffix(".jpg"), "\(name)")
+                let bytes = try Data(contentsOf: URL(fileURLWithPath: output))
+                let image = try Image(data: bytes)
+                // Landscape_6 is stored turned; its thumbnail is upright: wider than tall.
+                #expect(result["width"] as? Int == image.width && result["height"] as? Int == image.height)
+                #expect(image.width == 64 && image.height < 64)
+                #expect(result["format"] as? String == "jpeg")
+                #expect(result["bytes"] as? Int == bytes.count)
+                let key = try #require(result["key"] as? String)
+                #expect(key.hasPrefix("thumbnail/v3 file://") && key.contains("/\(theme)/contents/2560x1600.jpg "))
+                #expect(key.contains(" size=64 format=auto quality=85"), "\(key)")
+            }
+        }
     }
 
     @Test("a folder whose walk reads more than --max-folder-entries fails, and so do later folders; files still run")

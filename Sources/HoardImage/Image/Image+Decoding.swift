@@ -59,6 +59,19 @@ extension Image {
         return (try decoded.image.finishingColour(options.colour), decoded.warnings)
     }
 
+    /// The size `data` shows once turned upright (EXIF or AVIF orientation applied), read from
+    /// its header without decoding pixels: what a tool reports for a file it writes out as is.
+    ///
+    /// ```swift
+    /// if let size = Image.uprightSize(of: thumbnailBytes) { print(size.width, size.height) }
+    /// ```
+    ///
+    /// - Returns: The size, or `nil` when `data` is not an image whose header can be read.
+    package static func uprightSize(of data: Data) -> (width: Int, height: Int)? {
+        guard let format = ImageFormat(sniffing: data) else { return nil }
+        return NativeDecoder.forFormat(format).uprightSize(of: data)
+    }
+
     /// Makes a thumbnail from encoded bytes in one call: decode-time downscaling first (JPEG, still
     /// WebP), then a resampling filter down to the box.
     ///

@@ -138,6 +138,25 @@ struct NativeDecoder: Sendable {
         return (image, declaredWidth, declaredHeight, orientation, result.warningLines + colourWarnings)
     }
 
+    /// The size `data` shows once turned upright, read from its header alone (no pixels are
+    /// decoded); `nil` when the header cannot be read.
+    func uprightSize(of data: Data) -> (width: Int, height: Int)? {
+        var options = hoard_decode_options()
+        options.scale_denominator = 1
+        var info = hoard_image_info()
+        var result = hoard_codec_result()
+        return data.withUnsafeBytes { raw -> (width: Int, height: Int)? in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            guard let base = bytes.baseAddress, !bytes.isEmpty,
+                let decoder = create(base, bytes.count, &options, &info, &result)
+            else { return nil }
+            defer { destroy(decoder) }
+            let width = Int(info.declared_width > 0 ? info.declared_width : info.width)
+            let height = Int(info.declared_height > 0 ? info.declared_height : info.height)
+            return orientation(decoder).swapsDimensions ? (height, width) : (width, height)
+        }
+    }
+
     /// The profile `colour` describes, when it fits `format` and `handling` needs it (for
     /// ``Image/ColourHandling/srgb`` only one that changes something), and Little CMS can convert
     /// with it (the transform is made now, so that a later conversion cannot fail). What cannot

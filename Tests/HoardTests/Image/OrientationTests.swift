@@ -44,6 +44,19 @@ struct OrientationTests {
         }
     }
 
+    @Test("uprightSize reads the size from the header, turned as EXIF says, and nil for what is not an image")
+    func uprightSizeFromHeader() throws {
+        for n in [1, 6, 8] {
+            let data = try TestFiles.testImage("exif-orientation/Landscape_\(n).jpg")
+            let size = try #require(Image.uprightSize(of: data))
+            #expect(size.width == 1800 && size.height == 1200, "Landscape_\(n): \(size)")
+        }
+        let png = try TestFiles.testImage("PngSuite/basn2c08.png")
+        #expect(Image.uprightSize(of: png).map { [$0.width, $0.height] } == [32, 32])
+        #expect(Image.uprightSize(of: Data("not an image".utf8)) == nil)
+        #expect(Image.uprightSize(of: png.prefix(20)) == nil, "a header cut short")
+    }
+
     @Test("every Landscape_N and Portrait_N comes out upright", .needsCorpus, arguments: ["Landscape", "Portrait"])
     func corpus(_ kind: String) throws {
         let upright = try Self.decode(TestFiles.corpusFile("exif-orientation-examples/\(kind)_1.jpg"))
