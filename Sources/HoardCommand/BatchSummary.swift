@@ -14,6 +14,8 @@ struct InputResult: Sendable, Encodable {
     var output: String?
     /// The thumbnail's cache key, size, format and byte count, once it is written.
     var thumbnail: (key: String, width: Int?, height: Int?, format: String?, bytes: Int)?
+    /// Outputs of an earlier run removed because this input failed.
+    var removedOutputs: [String] = []
     var bytesDownloaded = 0
     /// Values (the thumbnail, the original) this input took from the shared tier: stored there by
     /// another machine, or by another worker that this one waited for.
@@ -27,7 +29,7 @@ struct InputResult: Sendable, Encodable {
 
     enum CodingKeys: String, CodingKey {
         case input, status, output, error, bytesDownloaded, revalidations, notModified, changedOriginals
-        case key, width, height, format, bytes
+        case key, width, height, format, bytes, removedOutputs
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -42,6 +44,7 @@ struct InputResult: Sendable, Encodable {
             try container.encode(reason, forKey: .error)
         }
         try container.encodeIfPresent(output, forKey: .output)
+        if !removedOutputs.isEmpty { try container.encode(removedOutputs, forKey: .removedOutputs) }
         if let thumbnail {
             try container.encode(thumbnail.key, forKey: .key)
             try container.encodeIfPresent(thumbnail.width, forKey: .width)
@@ -111,10 +114,6 @@ struct BatchSummary: Sendable, Encodable {
         try container.encode(results, forKey: .results)
     }
 
-    private static func megabytes(_ bytes: Int) -> String {
-        "\((Double(bytes) / 1e6).fixed(decimals: 1)) MB (\(bytes) bytes)"
-    }
-
     /// The human summary (standard output, or standard error with `--json`), then the failures.
     func print(json: Bool, outputDirectory: String) {
         var text = """
@@ -122,7 +121,7 @@ struct BatchSummary: Sendable, Encodable {
               made:       \(made)
               from cache: \(fromCache)
               failed:     \(failed)
-              downloaded: \(Self.megabytes(bytesDownloaded))
+              downloaded: \(ByteCount.humanAndExact(bytesDownloaded))
               elapsed:    \(elapsed.fixed(decimals: 2)) s (\(imagesPerSecond.fixed(decimals: 1)) images/s)
 
             """
@@ -136,7 +135,8 @@ struct BatchSummary: Sendable, Encodable {
         }
         let failures = results.compactMap { result -> String? in
             guard case .failed(let reason) = result.status else { return nil }
-            return "  \(result.input): \(reason)"
+            let removed = result.removedOutputs.map { "\n    removed its output from an earlier run: \($0)" }
+            return "  \(result.input): \(reason)" + removed.joined()
         }
         if !failures.isEmpty { text += "failed inputs:\n" + failures.joined(separator: "\n") + "\n" }
         if json {

@@ -14,7 +14,7 @@ struct CacheCommand: AsyncParsableCommand {
             cleared there is gone for every machine (clear also empties their local caches when \
             they next look). list, get and prune see the local cache only.
             """,
-        subcommands: [Stats.self, List.self, Get.self, Put.self, Remove.self, Prune.self, Clear.self]
+        subcommands: [Stats.self, List.self, Get.self, Put.self, Remove.self, Forget.self, Prune.self, Clear.self]
     )
 }
 
@@ -22,7 +22,8 @@ extension CacheCommand {
     struct Stats: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "stats",
-            abstract: "Entries, bytes and the limit; with --remote, each Redis server's values, leases and memory.")
+            abstract:
+                "Entries and sizes by kind (thumbnails, originals, records), the limits; with --remote, each Redis server's values, leases and memory.")
         @OptionGroup var cacheOptions: CacheOptions
         @OptionGroup(title: "Shared cache") var remoteOptions: RemoteOptions
 
@@ -32,12 +33,30 @@ extension CacheCommand {
             let statuses = await tier?.serverStatus() ?? []
             await tier?.shutdown()
             let hoard = try cacheOptions.openHoard()
-            // Both from the index: expired entries count until a trim or `prune` removes them.
-            let (count, bytes) = (try hoard.diskEntryCount(), try hoard.diskSize())
+            let originals = try cacheOptions.openOriginals(creating: false)
+            // From the indexes: expired entries count until a trim or `prune` removes them.
+            var counts: [EntryKind: (entries: Int, bytes: Int)] = [:]
+            for entry in try hoard.diskEntries() + (originals?.diskEntries() ?? []) {
+                counts[EntryKind(key: entry.key), default: (0, 0)].entries += 1
+                counts[EntryKind(key: entry.key), default: (0, 0)].bytes += entry.payloadByteCount
+            }
+            let thumbnailsBytes = try hoard.diskSize(), originalsBytes = try originals?.diskSize() ?? 0
+            let entries = counts.values.reduce(0) { $0 + $1.entries }
             print("directory: \(hoard.directory.path)")
-            print("entries:   \(count)")
-            print("bytes:     \(bytes)")
-            print("limit:     \(hoard.configuration.diskSizeLimit) (\(cacheOptions.cacheLimit) MiB)")
+            print("entries:   \(entries)")
+            for kind in EntryKind.allCases {
+                let (count, bytes) = counts[kind] ?? (0, 0)
+                print("  \((kind.rawValue + ":").padding(toLength: 19, withPad: " ", startingAt: 0))\(count), \(ByteCount.human(bytes))")
+            }
+            print("on disk:   \(ByteCount.humanAndExact(thumbnailsBytes + originalsBytes))")
+            print(
+                "  thumbnails and records: \(ByteCount.human(thumbnailsBytes)) of \(ByteCount.human(hoard.configuration.diskSizeLimit))"
+            )
+            let originalsLimit = cacheOptions.originalsMiB << 20
+            print(
+                "  originals:              \(ByteCount.human(originalsBytes)) of \(ByteCount.human(originalsLimit)) (--originals-limit \(cacheOptions.originalsMiB) MiB; kept 7 days)"
+            )
+            print("limit:     \(ByteCount.humanAndExact(cacheOptions.cacheLimit << 20)) (--cache-limit \(cacheOptions.cacheLimit) MiB)")
             print("counters:  hits and misses are not kept across runs")
             guard let tier else { return }
             print(
@@ -47,13 +66,13 @@ extension CacheCommand {
         }
 
         /// One server's line: `127.0.0.1:6379/0: reachable, 24 values, 0 leases, used memory
-        /// 1048576 bytes, maxmemory 0 (no limit), policy noeviction`.
+        /// 1.0 MB, maxmemory 0 (no limit), policy noeviction`.
         static func describe(_ status: RedisServerStatus) -> String {
             guard status.isReachable else { return "\(status.server): unreachable" }
             var fields = ["reachable", "\(status.valueCount) values", "\(status.leaseCount) leases"]
-            if let used = status.usedMemoryBytes { fields.append("used memory \(used) bytes") }
+            if let used = status.usedMemoryBytes { fields.append("used memory \(ByteCount.human(used))") }
             if let maximum = status.maximumMemoryBytes {
-                fields.append("maxmemory \(maximum)" + (maximum == 0 ? " (no limit)" : " bytes"))
+                fields.append("maxmemory " + (maximum == 0 ? "0 (no limit)" : ByteCount.human(maximum)))
             }
             if let policy = status.evictionPolicy { fields.append("policy \(policy)") }
             return "\(status.server): " + fields.joined(separator: ", ")
@@ -71,7 +90,10 @@ extension CacheCommand {
             // entries is mostly output.
             var output: [UInt8] = []
             output.reserveCapacity(1 << 16)
-            for entry in try cacheOptions.openHoard().diskEntries().sorted(by: { $0.key < $1.key }) {
+            let entries =
+                try cacheOptions.openHoard().diskEntries()
+                + (cacheOptions.openOriginals(creating: false)?.diskEntries() ?? [])
+            for entry in entries.sorted(by: { Array($0.key.utf8).lexicographicallyPrecedes(Array($1.key.utf8)) }) {
                 let age = Self.seconds(now.timeIntervalSince(entry.creationDate))
                 let expiry =
                     entry.expirationDate.map { "expires in \(Self.seconds($0.timeIntervalSince(now))) s" }
@@ -104,7 +126,10 @@ extension CacheCommand {
         @OptionGroup var cacheOptions: CacheOptions
 
         func run() throws {
-            guard let (_, bytes) = try cacheOptions.openHoard().storedBytes(forKey: key) else {
+            let stored =
+                try cacheOptions.openHoard().storedBytes(forKey: key)
+                ?? cacheOptions.openOriginals(creating: false)?.storedBytes(forKey: key)
+            guard let (_, bytes) = stored else {
                 throw RunFailure("no entry for key \(key)")
             }
             if let output {
@@ -133,7 +158,7 @@ extension CacheCommand {
             } catch {
                 throw RunFailure("cannot read \(file): \(error.localizedDescription)")
             }
-            try await cacheOptions.withHoard(remote: remoteOptions) { try await $0.store(data, forKey: key) }
+            try await cacheOptions.withHoards(remote: remoteOptions) { hoard, _ in try await hoard.store(data, forKey: key) }
         }
     }
 
@@ -142,8 +167,9 @@ extension CacheCommand {
             commandName: "remove",
             abstract: "Remove the value under a key, or every value whose key starts with a prefix.",
             discussion: """
-                --prefix reads every entry's header (a scan of the cache folder), for example to drop \
-                every thumbnail and the original of one URL: --prefix "thumbnail/v3 https://example.com/a.jpg".
+                --prefix compares the keys' bytes, for example --prefix "thumbnail/v3 https://example.com/" \
+                drops the thumbnails of every image on that site. To forget everything the cache holds \
+                for one image (thumbnails, original, records), use hoard cache forget SOURCE.
                 """)
         @Argument(help: "The key.") var key: String?
         @Option(name: .long, help: ArgumentHelp("Remove every key that starts with this.", valueName: "PREFIX"))
@@ -157,12 +183,15 @@ extension CacheCommand {
         }
 
         func run() async throws {
-            try await cacheOptions.withHoard(remote: remoteOptions) { hoard in
+            try await cacheOptions.withHoards(remote: remoteOptions) { hoard, originals in
                 if let prefix {
-                    let removed = try await hoard.removeAll { $0.hasPrefix(prefix) }
-                    print("removed \(removed) entries")
+                    let removed = try await CacheRemoval.removeAll(from: [hoard, originals]) {
+                        $0.utf8.starts(with: prefix.utf8)
+                    }
+                    print("removed \(removed.count) entries")
                 } else if let key {
                     try await hoard.remove(forKey: key)
+                    try await originals?.remove(forKey: key)
                 }
             }
         }
@@ -174,13 +203,16 @@ extension CacheCommand {
         @OptionGroup var cacheOptions: CacheOptions
 
         func run() throws {
-            let hoard = try cacheOptions.openHoard()
-            let before = try hoard.diskSize()
-            let expired = try hoard.prune()
-            let after = try hoard.diskSize()
-            print(
-                "removed \(expired) expired entries; \(before) -> \(after) bytes (limit \(hoard.configuration.diskSizeLimit))"
-            )
+            for hoard in [try cacheOptions.openHoard(), try cacheOptions.openOriginals(creating: false)] {
+                guard let hoard else { continue }
+                let before = try hoard.diskSize()
+                let expired = try hoard.prune()
+                let after = try hoard.diskSize()
+                let name = hoard.configuration.name == "originals" ? "originals" : "thumbnails and records"
+                print(
+                    "\(name): removed \(expired) expired entries; \(ByteCount.human(before)) -> \(ByteCount.human(after)) (limit \(ByteCount.human(hoard.configuration.diskSizeLimit)))"
+                )
+            }
         }
     }
 
@@ -191,7 +223,21 @@ extension CacheCommand {
         @OptionGroup(title: "Shared cache") var remoteOptions: RemoteOptions
 
         func run() async throws {
-            try await cacheOptions.withHoard(remote: remoteOptions) { try await $0.removeAll() }
+            try await cacheOptions.withHoards(remote: remoteOptions) { hoard, originals in
+                var counts: [EntryKind: (entries: Int, bytes: Int)] = [:]
+                for entry in try hoard.diskEntries() + (originals?.diskEntries() ?? []) {
+                    counts[EntryKind(key: entry.key), default: (0, 0)].entries += 1
+                    counts[EntryKind(key: entry.key), default: (0, 0)].bytes += entry.payloadByteCount
+                }
+                try await hoard.removeAll()
+                try await originals?.removeAll()
+                let parts = EntryKind.allCases.compactMap { kind in
+                    counts[kind].map { "\($0.entries) \(kind.rawValue) (\(ByteCount.human($0.bytes)))" }
+                }
+                let total = counts.values.reduce(0) { $0 + $1.entries }
+                let shared = !remoteOptions.servers.urls.isEmpty ? "; the shared cache's namespace is emptied too" : ""
+                print("removed \(total) entries" + (parts.isEmpty ? "" : ": " + parts.joined(separator: ", ")) + shared)
+            }
         }
     }
 }

@@ -22,10 +22,25 @@ struct CacheOptions: ParsableArguments {
             "The most the cache may take on disk, in MiB, 1-\(Int.max >> 20).", valueName: "MIB"))
     var cacheLimit: Int = 1024
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "How much of --cache-limit downloaded originals may take, in MiB, from 0 (none kept) to below --cache-limit; default half. They live in the folder's originals/ cache with a limit of their own, so they never crowd out thumbnails.",
+            valueName: "MIB"))
+    var originalsLimit: Int?
+
+    /// How long a downloaded original is kept, in every tier (Redis included), unless a run
+    /// needs it again and downloads it anew.
+    static let originalsExpiry: Expiry = .seconds(7 * 86_400)
+
     func validate() throws {
         guard Self.cacheLimitRange.contains(cacheLimit) else {
             throw ValidationError(
                 "--cache-limit must be between 1 and \(Self.cacheLimitRange.upperBound) MiB, not \(cacheLimit)")
+        }
+        if let originalsLimit, !(0..<cacheLimit).contains(originalsLimit) {
+            throw ValidationError(
+                "--originals-limit must be between 0 and \(cacheLimit - 1) MiB (below --cache-limit), not \(originalsLimit)")
         }
     }
 
@@ -35,8 +50,15 @@ struct CacheOptions: ParsableArguments {
             ?? Hoard.Configuration.defaultDirectory(name: "default")
     }
 
-    /// Opens the cache: the disk, then `remote` when there is one; no memory tier (every value is
-    /// read once per run, so memory would only cost).
+    /// The originals' share of the limit, in MiB: 0 keeps none.
+    var originalsMiB: Int { originalsLimit ?? cacheLimit / 2 }
+
+    /// The originals' cache folder, inside the cache folder (the disk tier there ignores it).
+    var originalsDirectory: URL { directory.appendingPathComponent("originals", isDirectory: true) }
+
+    /// Opens the cache of thumbnails and records: the disk, then `remote` when there is one; no
+    /// memory tier (every value is read once per run, so memory would only cost). Its limit is
+    /// `--cache-limit` less the originals' share.
     ///
     /// - Parameters:
     ///   - remote: The shared tier (see ``RemoteOptions/openTier(logger:)``), or `nil`.
@@ -46,14 +68,37 @@ struct CacheOptions: ParsableArguments {
     func openHoard(
         remote: (any CacheTier)? = nil, fetchLeaseDuration: Double? = nil, logger: Logger = ToolLogHandler.logger()
     ) throws -> Hoard {
-        var configuration = Hoard.Configuration(name: "default", directory: directory)
+        try Self.open(
+            name: "default", directory: directory, mebibytes: cacheLimit - originalsMiB, remote: remote,
+            fetchLeaseDuration: fetchLeaseDuration, logger: logger)
+    }
+
+    /// Opens the originals' cache (see ``openHoard(remote:fetchLeaseDuration:logger:)``), whose
+    /// values expire after ``originalsExpiry``; `nil` when their share is 0, or when `creating`
+    /// is false and the folder does not exist.
+    func openOriginals(
+        remote: (any CacheTier)? = nil, fetchLeaseDuration: Double? = nil, creating: Bool = true,
+        logger: Logger = ToolLogHandler.logger()
+    ) throws -> Hoard? {
+        guard originalsMiB > 0, creating || LocalFile.isDirectory(originalsDirectory.path) else { return nil }
+        return try Self.open(
+            name: "originals", directory: originalsDirectory, mebibytes: originalsMiB, remote: remote,
+            fetchLeaseDuration: fetchLeaseDuration, expiry: Self.originalsExpiry, logger: logger)
+    }
+
+    private static func open(
+        name: String, directory: URL, mebibytes: Int, remote: (any CacheTier)?, fetchLeaseDuration: Double?,
+        expiry: Expiry = .never, logger: Logger
+    ) throws -> Hoard {
+        var configuration = Hoard.Configuration(name: name, directory: directory)
         configuration.memoryCountLimit = 0
         configuration.memoryCostLimit = 0
-        let (bytes, overflow) = cacheLimit.multipliedReportingOverflow(by: 1 << 20)
+        let (bytes, overflow) = mebibytes.multipliedReportingOverflow(by: 1 << 20)
         guard !overflow else {
-            throw ValidationError("--cache-limit \(cacheLimit) MiB is more bytes than fit in an Int")
+            throw ValidationError("--cache-limit \(mebibytes) MiB is more bytes than fit in an Int")
         }
         configuration.diskSizeLimit = bytes
+        configuration.defaultExpiry = expiry
         configuration.logger = logger
         if let remote { configuration.tiers = [.disk, .custom(remote)] }
         if let fetchLeaseDuration { configuration.fetchLeaseDuration = fetchLeaseDuration }
@@ -62,15 +107,18 @@ struct CacheOptions: ParsableArguments {
 }
 
 extension CacheOptions {
-    /// Runs `body` with the cache, and the shared tier `remote` configures after its disk; the
-    /// tier is shut down afterwards, whatever `body` does.
+    /// Runs `body` with the cache and the originals' cache (when its folder exists), with the
+    /// shared tier `remote` configures after their disks; the tier is shut down afterwards,
+    /// whatever `body` does.
     ///
     /// - Throws: What ``RemoteOptions/openTier(logger:)``, ``openHoard(remote:fetchLeaseDuration:logger:)``
     ///   and `body` throw.
-    func withHoard<Result>(remote: RemoteOptions, _ body: (Hoard) async throws -> Result) async throws -> Result {
+    func withHoards<Result>(remote: RemoteOptions, _ body: (Hoard, Hoard?) async throws -> Result) async throws
+        -> Result
+    {
         let tier = try await remote.openTier(logger: ToolLogHandler.logger(label: "Hoard.redis"))
         do {
-            let result = try await body(openHoard(remote: tier))
+            let result = try await body(openHoard(remote: tier), openOriginals(remote: tier, creating: false))
             await tier?.shutdown()
             return result
         } catch {

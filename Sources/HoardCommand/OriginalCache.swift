@@ -4,8 +4,9 @@ import HoardSystem
 
 /// The downloaded originals in the cache, kept fresh as HTTP says (RFC 9111).
 ///
-/// Each original is two entries: its bytes (``ThumbnailSettings/originalKey(identifier:)``) and
-/// a small ``OriginalRecord`` (``ThumbnailSettings/originalRecordKey(identifier:)``) with their
+/// Each original is two entries: its bytes (``ThumbnailSettings/originalKey(identifier:)``), in
+/// the originals' own cache (see ``CacheOptions/openOriginals(remote:fetchLeaseDuration:creating:logger:)``)
+/// so that they never crowd out thumbnails, and a small ``OriginalRecord`` (``ThumbnailSettings/originalRecordKey(identifier:)``) with their
 /// SHA-256 and the response's caching fields, so that a warm run learns freshness without reading
 /// the original. Each thumbnail made from a URL has a third, smaller one: the SHA-256 of the
 /// original it was made from (``ThumbnailSettings/thumbnailOriginKey(thumbnailKey:)``). A
@@ -35,7 +36,10 @@ struct OriginalCache: Sendable {
         let digest: String
     }
 
+    /// The thumbnails' cache, which holds the records.
     let hoard: Hoard
+    /// The originals' bytes (none are kept when it opens to `nil`).
+    let store: OriginalStore
     let downloader: Downloader
     let policy: RevalidationPolicy
 
@@ -89,10 +93,21 @@ struct OriginalCache: Sendable {
         _ url: URL, identifier: String, work: InputWork,
         makeThumbnail: @escaping @Sendable (Data) async throws -> Data
     ) async throws -> Original {
+        guard let originals = try store.hoard() else {
+            // Not kept: downloaded for this input alone (its thumbnail is still made once).
+            let response = try await downloader.download(url)
+            guard case .data(let bytes) = response.body else { throw DownloadError.httpStatus(304, "Not Modified") }
+            work.addDownloaded(bytes.count)
+            work.keep(try await makeThumbnail(bytes))
+            let original = try Self.original(bytes)
+            try await keep(original, freshness: response.freshness, identifier: identifier, storingBytes: false)
+            return original
+        }
         let entry: CacheEntry<Data>
         do {
-            entry = try await hoard.encodedEntry(Data.self, forKey: ThumbnailSettings.originalKey(identifier: identifier))
-            { [self] in
+            entry = try await originals.encodedEntry(
+                Data.self, forKey: ThumbnailSettings.originalKey(identifier: identifier)
+            ) { [self] in
                 let response = try await downloader.download(url)
                 guard case .data(let bytes) = response.body else {
                     throw DownloadError.httpStatus(304, "Not Modified")
@@ -169,8 +184,8 @@ struct OriginalCache: Sendable {
         async throws
     {
         guard freshness.isStorable else { return try await forget(identifier: identifier) }
-        if storingBytes {
-            try await hoard.storeEncoded(
+        if storingBytes, let originals = try store.hoard() {
+            try await originals.storeEncoded(
                 original.bytes, as: Data.self, forKey: ThumbnailSettings.originalKey(identifier: identifier))
         }
         let record = OriginalRecord(digest: original.digest, byteCount: original.bytes.count, freshness: freshness)
@@ -179,7 +194,7 @@ struct OriginalCache: Sendable {
 
     /// Removes an original and its record.
     private func forget(identifier: String) async throws {
-        try await hoard.remove(forKey: ThumbnailSettings.originalKey(identifier: identifier))
+        try await store.hoard()?.remove(forKey: ThumbnailSettings.originalKey(identifier: identifier))
         try await hoard.remove(forKey: ThumbnailSettings.originalRecordKey(identifier: identifier))
     }
 

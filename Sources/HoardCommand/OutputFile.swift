@@ -35,6 +35,15 @@ enum OutputFile {
         return .written
     }
 
+    /// Removes the regular file at `path` (a link or anything else there is left alone).
+    ///
+    /// - Returns: Whether a file was removed.
+    static func removeStale(at path: String) -> Bool {
+        var status = stat()
+        guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return false }
+        return unlink(path) == 0
+    }
+
     /// Whether the regular file at `path` holds exactly `data`.
     private static func holds(_ data: Data, _ path: String) -> Bool {
         var status = stat()

@@ -12,6 +12,8 @@ import HoardSystem
 /// that has since changed is made again.
 struct ThumbnailBatch: Sendable {
     let hoard: Hoard
+    /// Where downloaded originals are kept.
+    let originalStore: OriginalStore
     let downloader: Downloader
     let settings: ThumbnailSettings
     let downloadConcurrency: Int
@@ -20,7 +22,7 @@ struct ThumbnailBatch: Sendable {
     let revalidation: RevalidationPolicy
 
     private var originals: OriginalCache {
-        OriginalCache(hoard: hoard, downloader: downloader, policy: revalidation)
+        OriginalCache(hoard: hoard, store: originalStore, downloader: downloader, policy: revalidation)
     }
 
     func run(_ inputs: [InputSource.Expanded], progress: Progress?) async
@@ -41,11 +43,12 @@ struct ThumbnailBatch: Sendable {
                 next += 1
             }
             for _ in 0..<min(downloadConcurrency, inputs.count) { addNext() }
-            var done = 0
+            var done = 0, failed = 0
             while let (index, result) = await group.next() {
                 results[index] = result
                 done += 1
-                progress?.update(done: done, total: inputs.count, elapsed: Self.seconds(since: start))
+                if case .failed = result.status { failed += 1 }
+                progress?.update(done: done, failed: failed, total: inputs.count, elapsed: Self.seconds(since: start))
                 addNext()
             }
         }
@@ -87,6 +90,8 @@ struct ThumbnailBatch: Sendable {
             // An error may quote the URL, or the password alone: never print either.
             let secrets = (try? source.get().secrets) ?? []
             result.status = .failed(URLCredentials.redacting(Self.reason(error), secrets: secrets))
+            // An output an earlier run wrote is not this input's thumbnail any more.
+            if let source = try? source.get() { result.removedOutputs = removeOutputs(of: source, folderPath: folderPath) }
         }
         let done = work.counts
         result.bytesDownloaded = done.bytesDownloaded
@@ -150,13 +155,32 @@ struct ThumbnailBatch: Sendable {
         }
     }
 
+    /// Removes the outputs an earlier run wrote for `source`, in any format: when its thumbnail
+    /// cannot be made, they would pass for current ones.
+    ///
+    /// - Returns: The paths removed.
+    private func removeOutputs(of source: InputSource, folderPath: String?) -> [String] {
+        guard let identifier = try? source.identifier() else { return [] }
+        return ImageFormat.allCases.compactMap { format -> String? in
+            guard let name = try? source.outputName(identifier: identifier, folderPath: folderPath, extension: format.fileExtension)
+            else { return nil }
+            let path = outputPath(name)
+            return OutputFile.removeStale(at: path) ? path : nil
+        }
+    }
+
     /// Writes a thumbnail into the output folder (see ``OutputFile``).
     private func write(_ data: Data, name: String) throws -> String {
-        // Joined as strings: URL work per output was a tenth of a warm run.
-        let folder = settings.outputPath
-        let destination = folder.hasSuffix("/") ? folder + name : folder + "/" + name
+        let destination = outputPath(name)
         _ = try OutputFile.write(data, to: destination)
         return destination
+    }
+
+    /// The path of the output file `name`; joined as strings: URL work per output was a tenth of
+    /// a warm run.
+    private func outputPath(_ name: String) -> String {
+        let folder = settings.outputPath
+        return folder.hasSuffix("/") ? folder + name : folder + "/" + name
     }
 
     /// Whether a value came from a tier after the disk: the shared one.

@@ -117,6 +117,13 @@ struct ThumbnailsCommand: AsyncParsableCommand {
             valueName: "WHEN"))
     var revalidate: RevalidationPolicy = .stale
 
+    @Flag(
+        inversion: .prefixedNo,
+        help:
+            "Keep downloaded originals (default: yes, within --originals-limit), so that a run with another --size or --format downloads nothing and a changed original is found with a 304; --no-keep-originals downloads them for each new thumbnail."
+    )
+    var keepOriginals = true
+
     @Flag(name: .long, help: "Print the summary and per-input results as JSON on standard output.")
     var json = false
 
@@ -203,15 +210,20 @@ struct ThumbnailsCommand: AsyncParsableCommand {
             outputPath: outputDirectory.path)
         let downloader = Downloader(
             timeout: timeout, maximumBytes: maxDownloadBytes, maximumRedirects: maxRedirects)
+        let originalStore = OriginalStore { [cacheOptions, keepOriginals, fetchLeaseDuration] in
+            guard keepOriginals else { return nil }
+            return try cacheOptions.openOriginals(remote: remote, fetchLeaseDuration: fetchLeaseDuration)
+        }
         let batch = ThumbnailBatch(
-            hoard: hoard, downloader: downloader, settings: settings,
+            hoard: hoard, originalStore: originalStore, downloader: downloader, settings: settings,
             downloadConcurrency: concurrency ?? cores * 4, decodeConcurrency: min(concurrency ?? cores, cores),
             revalidation: revalidate)
         let expanded = InputSource.expand(arguments, maximumFolderEntries: maxFolderEntries)
         var summary = await batch.run(expanded, progress: Progress.forStandardError())
         try await downloader.shutdown()
         if let remote {
-            summary.remote = RemoteActivity(waits: hoard.statistics.sharedFetchWaits, errors: remote.statistics.errors)
+            let waits = hoard.statistics.sharedFetchWaits + (originalStore.opened?.statistics.sharedFetchWaits ?? 0)
+            summary.remote = RemoteActivity(waits: waits, errors: remote.statistics.errors)
         }
         return summary
     }

@@ -85,7 +85,9 @@ struct NumericOptionTests {
             let outcome = try await HoardTool.run(
                 Self.arguments(for: Self.stats, scratch: scratch) + ["--cache-limit", mebibytes])
             #expect(outcome.status == 0, "\(outcome.standardError)")
-            #expect(outcome.standardOutput.contains("limit:     \(bytes) (\(mebibytes) MiB)"), "\(outcome.standardOutput)")
+            #expect(
+                outcome.standardOutput.contains("(\(bytes) bytes) (--cache-limit \(mebibytes) MiB)"),
+                "\(outcome.standardOutput)")
         }
     }
 

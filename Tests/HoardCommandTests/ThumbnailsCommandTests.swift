@@ -90,8 +90,13 @@ struct ThumbnailsCommandTests {
             let summary = try outcome.summary()
             // The human summary (standard error with --json) agrees with the JSON, in printf's format.
             let bytes = try #require(summary["bytesDownloaded"] as? Int)
-            let megabytes = String(format: "%.1f", Double(bytes) / 1e6)
-            #expect(outcome.standardError.contains("downloaded: \(megabytes) MB (\(bytes) bytes)"))
+            let human =
+                switch bytes {
+                case ..<1_000: "\(bytes) B"
+                case ..<1_000_000: String(format: "%.1f kB (\(bytes) bytes)", Double(bytes) / 1e3)
+                default: String(format: "%.1f MB (\(bytes) bytes)", Double(bytes) / 1e6)
+                }
+            #expect(outcome.standardError.contains("downloaded: \(human)\n"), "\(outcome.standardError)")
             let seconds = try #require(summary["elapsedSeconds"] as? Double)
             let rate = try #require(summary["imagesPerSecond"] as? Double)
             let elapsed = "elapsed:    \(String(format: "%.2f", seconds)) s (\(String(format: "%.1f", rate)) images/s)"
@@ -181,7 +186,10 @@ struct ThumbnailsCommandTests {
         #expect(written.count == 2, "\(written)")
         let cache = try Hoard(
             configuration: .init(name: "default", directory: URL(fileURLWithPath: scratch.path("cache"))))
-        let keys = try cache.diskEntries().map(\.key)
+        let originals = try Hoard(
+            configuration: .init(name: "originals", directory: URL(fileURLWithPath: scratch.path("cache/originals"))))
+        #expect(try originals.diskEntries().map(\.key).allSatisfy { $0.hasPrefix("original/v2 ") && $0.contains("good.jpg") })
+        let keys = try cache.diskEntries().map(\.key) + originals.diskEntries().map(\.key)
         #expect(
             keys.count == 5,
             "two thumbnails, one downloaded original with its record, and that thumbnail's origin mark: \(keys)")
@@ -334,7 +342,7 @@ struct ThumbnailsCommandTests {
 @Suite("hoard thumbnails progress")
 struct ThumbnailsProgressTests {
     @Test(
-        "progress (count, rate, ETA) appears on a terminal, and not in a pipe",
+        "progress (bar, count, rate, ETA) appears on a terminal, and not in a pipe",
         .enabled(
             if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script"), "needs script(1) for a pseudo-terminal"
         ))
@@ -348,7 +356,7 @@ struct ThumbnailsProgressTests {
         // script(1) runs the tool with a pseudo-terminal as its standard error.
         let terminal = try await HoardTool.runProgram("/usr/bin/script", ["-qec", command, "/dev/null"])
         #expect(
-            terminal.standardOutput.contains("[1/1]") && terminal.standardOutput.contains("ETA"),
+            terminal.standardOutput.contains("[####################] 1/1, ") && terminal.standardOutput.contains("ETA"),
             "\(terminal.standardOutput)")
         let piped = try await HoardTool.run([
             "thumbnails", input, "--size", "16", "--output", scratch.path("out"), "--cache", scratch.path("cache"),

@@ -1,0 +1,36 @@
+/// What the tool keeps under a key, read from the key's first word (see ``ThumbnailSettings``).
+enum EntryKind: String, CaseIterable, Sendable {
+    case thumbnail = "thumbnails"
+    case original = "originals"
+    case originalRecord = "original records"
+    case thumbnailOrigin = "thumbnail origins"
+    case other = "other values"
+
+    /// The kind of the entry under `key`.
+    init(key: String) {
+        let word = key.utf8.prefix { $0 != UInt8(ascii: " ") }
+        self =
+            if word.starts(with: "thumbnail/v".utf8) {
+                .thumbnail
+            } else if word.starts(with: "original/v".utf8) {
+                .original
+            } else if word.elementsEqual("original-record/v1".utf8) {
+                .originalRecord
+            } else if word.elementsEqual("thumbnail-origin/v1".utf8) {
+                .thumbnailOrigin
+            } else {
+                .other
+            }
+    }
+
+    /// The source a tool key names (a URL, or a file's `file://` URL), compared as bytes, or `nil`
+    /// for a key the tool did not make.
+    static func source(ofKey key: String) -> Substring? {
+        let words = key.split(separator: " ", maxSplits: 3, omittingEmptySubsequences: false)
+        switch EntryKind(key: key) {
+        case .thumbnail, .original, .originalRecord: return words.count > 1 ? words[1] : nil
+        case .thumbnailOrigin: return words.count > 2 ? words[2] : nil
+        case .other: return nil
+        }
+    }
+}
