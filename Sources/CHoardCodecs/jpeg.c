@@ -55,6 +55,12 @@ void hoard_jpeg_decoder_destroy(hoard_jpeg_decoder *decoder) {
     free(decoder);
 }
 
+/// The most pixels a JPEG header may declare under a raster limit of `max_pixels`: 64 times it
+/// (1/8 of each side is the smallest scale), 0 (none) when there is no limit.
+static uint64_t hoard_jpeg_declared_limit(uint64_t max_pixels) {
+    return max_pixels > UINT64_MAX / 64 ? 0 : max_pixels * 64;
+}
+
 hoard_jpeg_decoder *hoard_jpeg_decoder_create(const uint8_t *data, size_t size,
                                               const hoard_decode_options *options,
                                               hoard_image_info *info, hoard_codec_result *result) {
@@ -68,8 +74,11 @@ hoard_jpeg_decoder *hoard_jpeg_decoder_create(const uint8_t *data, size_t size,
         return NULL;
     }
     memset(info, 0, sizeof *info);
+    // The limit is on the raster a decode allocates, which DCT scaling makes as small as 1/64 of
+    // the declared pixels: only a header that even 1/8 scale cannot bring within it is refused here.
+    uint64_t declared_limit = hoard_jpeg_declared_limit(options->max_pixels);
     if (hoard_jpeg_peek_size(data, size, &info->declared_width, &info->declared_height) &&
-        !hoard_check_pixel_limit("JPEG", info->declared_width, info->declared_height, options->max_pixels, result)) {
+        !hoard_check_pixel_limit("JPEG", info->declared_width, info->declared_height, declared_limit, result)) {
         return NULL;
     }
     hoard_jpeg_decoder *decoder = calloc(1, sizeof *decoder);
@@ -98,7 +107,7 @@ hoard_jpeg_decoder *hoard_jpeg_decoder_create(const uint8_t *data, size_t size,
 
     info->declared_width = cinfo->image_width;
     info->declared_height = cinfo->image_height;
-    if (!hoard_check_pixel_limit("JPEG", cinfo->image_width, cinfo->image_height, options->max_pixels, result)) {
+    if (!hoard_check_pixel_limit("JPEG", cinfo->image_width, cinfo->image_height, declared_limit, result)) {
         hoard_jpeg_decoder_destroy(decoder);
         return NULL;
     }
@@ -145,6 +154,11 @@ hoard_jpeg_decoder *hoard_jpeg_decoder_create(const uint8_t *data, size_t size,
     info->width = cinfo->output_width;
     info->height = cinfo->output_height;
     info->channels = decoder->channels;
+    if (!hoard_check_scaled_pixel_limit("JPEG", cinfo->output_width, cinfo->output_height, denominator,
+                                        options->max_pixels, result)) {
+        hoard_jpeg_decoder_destroy(decoder);
+        return NULL;
+    }
     return decoder;
 }
 

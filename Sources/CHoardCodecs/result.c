@@ -51,3 +51,14 @@ uint32_t hoard_scale_denominator(uint32_t width, uint32_t height, uint32_t targe
     }
     return (uint32_t)denominator;
 }
+
+int hoard_check_scaled_pixel_limit(const char *format, uint64_t width, uint64_t height, uint32_t denominator,
+                                   uint64_t max_pixels, hoard_codec_result *result) {
+    if (max_pixels == 0 || width * height <= max_pixels) return 1;
+    char message[HOARD_CODEC_MESSAGE_CAPACITY];
+    snprintf(message, sizeof message, "%s decodes to %llu x %llu pixels at 1/%u scale, more than the limit of %llu",
+             format, (unsigned long long)width, (unsigned long long)height, denominator,
+             (unsigned long long)max_pixels);
+    hoard_result_fail(result, HOARD_CODEC_TOO_LARGE, message);
+    return 0;
+}

@@ -12,6 +12,9 @@ void hoard_result_add_warning(hoard_codec_result *result, const char *message);
 /// HOARD_CODEC_TOO_LARGE and a message naming `format` and the declared size, and returns 0.
 int hoard_check_pixel_limit(const char *format, uint64_t width, uint64_t height, uint64_t max_pixels,
                             hoard_codec_result *result);
+/// The same for the raster a scaled decode allocates: `width` x `height` at 1/`denominator` scale.
+int hoard_check_scaled_pixel_limit(const char *format, uint64_t width, uint64_t height, uint32_t denominator,
+                                   uint64_t max_pixels, hoard_codec_result *result);
 /// The largest power of two `d` whose scaled longest side, ceil(longest / d), still covers
 /// `target`: the rule JPEG's DCT scaling follows, without its 1/8 floor (WebP and GIF decodes
 /// scaled for a thumbnail). 1 when `target` is 0.

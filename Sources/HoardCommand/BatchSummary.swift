@@ -16,6 +16,8 @@ struct InputResult: Sendable, Encodable {
     var thumbnail: (key: String, width: Int?, height: Int?, format: String?, bytes: Int)?
     /// Outputs of an earlier run removed because this input failed.
     var removedOutputs: [String] = []
+    /// What decoding this input's original warned of (a truncated file, an ignored profile).
+    var warnings: [String] = []
     var bytesDownloaded = 0
     /// Values (the thumbnail, the original) this input took from the shared tier: stored there by
     /// another machine, or by another worker that this one waited for.
@@ -29,7 +31,7 @@ struct InputResult: Sendable, Encodable {
 
     enum CodingKeys: String, CodingKey {
         case input, status, output, error, bytesDownloaded, revalidations, notModified, changedOriginals
-        case key, width, height, format, bytes, removedOutputs
+        case key, width, height, format, bytes, removedOutputs, warnings
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -45,6 +47,7 @@ struct InputResult: Sendable, Encodable {
         }
         try container.encodeIfPresent(output, forKey: .output)
         if !removedOutputs.isEmpty { try container.encode(removedOutputs, forKey: .removedOutputs) }
+        if !warnings.isEmpty { try container.encode(warnings, forKey: .warnings) }
         if let thumbnail {
             try container.encode(thumbnail.key, forKey: .key)
             try container.encodeIfPresent(thumbnail.width, forKey: .width)
@@ -139,6 +142,10 @@ struct BatchSummary: Sendable, Encodable {
             return "  \(result.input): \(reason)" + removed.joined()
         }
         if !failures.isEmpty { text += "failed inputs:\n" + failures.joined(separator: "\n") + "\n" }
+        let warned = results.filter { !$0.warnings.isEmpty && $0.status != .pending }
+        if !warned.isEmpty {
+            text += "warnings:\n" + warned.map { "  \($0.input): " + $0.warnings.joined(separator: "; ") }.joined(separator: "\n") + "\n"
+        }
         if json {
             FileHandle.standardError.write(Data(text.utf8))
             let encoder = JSONEncoder()

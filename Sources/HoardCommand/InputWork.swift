@@ -1,4 +1,5 @@
 import Foundation
+import Hoard
 import HoardSystem
 
 /// What the fetches of one input did, recorded from inside them (they run in tasks of their own).
@@ -15,7 +16,7 @@ final class InputWork: Sendable {
         var changedOriginals = 0
     }
 
-    private let state = Lock<(counts: Counts, thumbnail: Data?)>((Counts(), nil))
+    private let state = Lock<(counts: Counts, thumbnail: Data?, warnings: [String])>((Counts(), nil, []))
 
     /// The counts so far.
     var counts: Counts { state.withLock { $0.counts } }
@@ -34,4 +35,13 @@ final class InputWork: Sendable {
     func countChangedOriginal() { state.withLock { $0.counts.changedOriginals += 1 } }
 
     func keep(_ thumbnail: Data) { state.withLock { $0.thumbnail = thumbnail } }
+
+    /// What decoding the original warned of.
+    var warnings: [String] { state.withLock { $0.warnings } }
+
+    func addWarnings(_ warnings: [String]) { state.withLock { $0.warnings += warnings } }
+
+    /// Whether the original was cut short (``Image/truncationWarning``): then neither it nor its
+    /// thumbnail is cached.
+    var originalIsTruncated: Bool { warnings.contains(Image.truncationWarning) }
 }

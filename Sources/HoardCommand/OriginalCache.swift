@@ -100,7 +100,9 @@ struct OriginalCache: Sendable {
             work.addDownloaded(bytes.count)
             work.keep(try await makeThumbnail(bytes))
             let original = try Self.original(bytes)
-            try await keep(original, freshness: response.freshness, identifier: identifier, storingBytes: false)
+            if !work.originalIsTruncated {
+                try await keep(original, freshness: response.freshness, identifier: identifier, storingBytes: false)
+            }
             return original
         }
         let entry: CacheEntry<Data>
@@ -115,7 +117,9 @@ struct OriginalCache: Sendable {
                 work.addDownloaded(bytes.count)
                 work.keep(try await makeThumbnail(bytes))
                 let original = try Self.original(bytes)
-                // Not kept: thrown past encodedEntry, which stores only what its fetch returns.
+                // Not kept: thrown past encodedEntry, which stores only what its fetch returns. A
+                // damaged original is not kept either, nor recorded: the next run asks again.
+                if work.originalIsTruncated { throw NotStoredOriginal(original: original) }
                 guard response.freshness.isStorable else { throw NotStoredOriginal(original: original) }
                 try await keep(original, freshness: response.freshness, identifier: identifier, storingBytes: false)
                 return bytes

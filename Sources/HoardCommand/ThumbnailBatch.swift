@@ -20,6 +20,8 @@ struct ThumbnailBatch: Sendable {
     let decodeConcurrency: Int
     /// When cached originals are revalidated (`--revalidate`).
     let revalidation: RevalidationPolicy
+    /// The most pixels a decode may allocate (`--max-pixels`).
+    let maximumPixelCount: Int
 
     private var originals: OriginalCache {
         OriginalCache(hoard: hoard, store: originalStore, downloader: downloader, policy: revalidation)
@@ -70,13 +72,19 @@ struct ThumbnailBatch: Sendable {
             // the fetch once per key, for every input of this run that needs it and, with a shared
             // tier, for every machine: the others wait for its thumbnail. Stored as an Image (the
             // bytes as encoded), so code reads it with retrieve(Image.self, ...).
-            let thumbnail = try await hoard.encodedEntry(Image.self, forKey: key.key) { [self] in
-                try await makeThumbnail(
-                    key, of: source, identifier: identifier, original: original, decodeLimiter: decodeLimiter,
-                    work: work)
+            let thumbnail: (value: Data, source: CacheEntry<Data>.Source)
+            do {
+                let entry = try await hoard.encodedEntry(Image.self, forKey: key.key) { [self] in
+                    try await makeThumbnail(
+                        key, of: source, identifier: identifier, original: original, decodeLimiter: decodeLimiter,
+                        work: work)
+                }
+                // A cache that cannot be written fails the input: the warm rerun it promises would not come.
+                if let storeError = entry.storeError { throw RunFailure("\(storeError)") }
+                thumbnail = (entry.value, entry.source)
+            } catch let uncached as UncachedThumbnail {
+                thumbnail = (uncached.bytes, .fetch)
             }
-            // A cache that cannot be written fails the input: the warm rerun it promises would not come.
-            if let storeError = thumbnail.storeError { throw RunFailure("\(storeError)") }
             let format = ImageFormat(sniffing: thumbnail.value)
             result.output = try write(
                 thumbnail.value,
@@ -94,6 +102,7 @@ struct ThumbnailBatch: Sendable {
             if let source = try? source.get() { result.removedOutputs = removeOutputs(of: source, folderPath: folderPath) }
         }
         let done = work.counts
+        result.warnings = work.warnings
         result.bytesDownloaded = done.bytesDownloaded
         result.remoteHits += done.sharedOriginals
         result.revalidations = done.revalidations
@@ -140,19 +149,29 @@ struct ThumbnailBatch: Sendable {
                 let option = if case .tooLarge = error.reason { " (--max-download-bytes)" } else { "" }
                 throw RunFailure("cannot read \(path): \(error)\(option)")
             }
-            return try await decodeLimiter.run { try key.encoded(key.thumbnail(from: original)) }
+            let thumbnail = try await decodeLimiter.run { try encodedThumbnail(key, from: original, work: work) }
+            if work.originalIsTruncated { throw UncachedThumbnail(bytes: thumbnail) }
+            return thumbnail
         case .remote(let url):
-            let make: @Sendable (Data) async throws -> Data = { data in
-                try await decodeLimiter.run { try key.encoded(key.thumbnail(from: data)) }
+            let make: @Sendable (Data) async throws -> Data = { [self] data in
+                try await decodeLimiter.run { try encodedThumbnail(key, from: data, work: work) }
             }
             let used =
                 if let original { original } else {
                     try await originals.original(url, identifier: identifier, work: work, makeThumbnail: make)
                 }
             let thumbnail = if let made = work.thumbnail { made } else { try await make(used.bytes) }
+            if work.originalIsTruncated { throw UncachedThumbnail(bytes: thumbnail) }
             try await originals.recordThumbnail(key.key, madeFrom: used)
             return thumbnail
         }
+    }
+
+    /// The thumbnail's bytes, made from `original`; the decoder's warnings go to `work`.
+    private func encodedThumbnail(_ key: ThumbnailKey, from original: Data, work: InputWork) throws -> Data {
+        let (image, warnings) = try key.thumbnailReportingWarnings(from: original, maximumPixelCount: maximumPixelCount)
+        work.addWarnings(warnings)
+        return try key.encoded(image)
     }
 
     /// Removes the outputs an earlier run wrote for `source`, in any format: when its thumbnail
@@ -183,6 +202,11 @@ struct ThumbnailBatch: Sendable {
         return folder.hasSuffix("/") ? folder + name : folder + "/" + name
     }
 
+    /// A thumbnail made from a damaged original, carried past the cache, which must not keep it.
+    private struct UncachedThumbnail: Error {
+        let bytes: Data
+    }
+
     /// Whether a value came from a tier after the disk: the shared one.
     private static func isShared(_ source: CacheEntry<Data>.Source) -> Bool {
         source != .fetch && source != .disk && source != .memory
@@ -190,7 +214,8 @@ struct ThumbnailBatch: Sendable {
 
     private static func reason(_ error: any Error) -> String {
         switch error {
-        case let error as ImageError: "cannot make a thumbnail: \(error)"
+        case let error as ImageError:
+            if case .tooLarge = error { "cannot make a thumbnail: \(error) (--max-pixels)" } else { "cannot make a thumbnail: \(error)" }
         default: String(describing: error)
         }
     }

@@ -100,6 +100,13 @@ struct ThumbnailsCommand: AsyncParsableCommand {
     )
     var maxDownloadBytes: Int = 64 * 1024 * 1024
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The most pixels decoding one image may allocate, 1-4294967296: a JPEG is checked at the scale it decodes at (an 81 MP photo thumbnailed at 256 px allocates 1.3 MP), other formats at their full size.",
+            valueName: "N"))
+    var maxPixels: Int = Image.DecodingOptions.defaultMaximumPixelCount
+
     @Option(name: .long, help: ArgumentHelp("Redirects followed before giving up, 0-100.", valueName: "N"))
     var maxRedirects: Int = 5
 
@@ -136,6 +143,7 @@ struct ThumbnailsCommand: AsyncParsableCommand {
         static let maxDownloadBytes = 1...(4 * 1024 * 1024 * 1024)
         static let maxRedirects = 0...100
         static let maxFolderEntries = 1...1_000_000_000
+        static let maxPixels = 1...(1 << 32)
     }
 
     /// The largest `--list` file (or standard input) read.
@@ -161,6 +169,7 @@ struct ThumbnailsCommand: AsyncParsableCommand {
         try Self.check("--max-download-bytes", maxDownloadBytes, in: Limits.maxDownloadBytes, unit: "bytes")
         try Self.check("--max-redirects", maxRedirects, in: Limits.maxRedirects)
         try Self.check("--max-folder-entries", maxFolderEntries, in: Limits.maxFolderEntries)
+        try Self.check("--max-pixels", maxPixels, in: Limits.maxPixels, unit: "pixels")
         guard !inputs.isEmpty || list != nil else { throw ValidationError("give at least one INPUT or --list FILE") }
     }
 
@@ -217,7 +226,7 @@ struct ThumbnailsCommand: AsyncParsableCommand {
         let batch = ThumbnailBatch(
             hoard: hoard, originalStore: originalStore, downloader: downloader, settings: settings,
             downloadConcurrency: concurrency ?? cores * 4, decodeConcurrency: min(concurrency ?? cores, cores),
-            revalidation: revalidate)
+            revalidation: revalidate, maximumPixelCount: maxPixels)
         let expanded = InputSource.expand(arguments, maximumFolderEntries: maxFolderEntries)
         var summary = await batch.run(expanded, progress: Progress.forStandardError())
         try await downloader.shutdown()

@@ -28,6 +28,8 @@ struct NumericOptionTests {
             ("--max-redirects", ["-1", "101"]),
             ("--max-folder-entries", ["0", "-1", "1000000001"]),
             ("--cache-limit", ["0", "-1", "8796093022208"]),
+            ("--max-pixels", ["0", "-1", "4294967297"]),
+            ("--originals-limit", ["-1", "1024"]),
         ].flatMap { option, values in
             (values + huge).map { Case(command: thumbnails, option: option, value: $0) }
         } + (["0", "-1", "8796093022208"] + huge).map { Case(command: stats, option: "--cache-limit", value: $0) }

@@ -52,7 +52,8 @@ typedef struct {
 
 /// Decoding settings shared by every format.
 typedef struct {
-    /// Refuse images whose header declares more than this many pixels; 0 means no limit.
+    /// Refuse images whose decoded raster (after JPEG DCT scaling) would hold more than this many
+    /// pixels, and JPEG headers declaring more than 64 times it; 0 means no limit.
     uint64_t max_pixels;
     /// JPEG only: DCT scaling denominator, 1, 2, 4 or 8 (0 is read as 1). Ignored when
     /// `target_size` is set.

@@ -102,6 +102,24 @@ extension Image {
         from data: Data, fittingIn box: Int, options: DecodingOptions = .init(),
         filter: ResamplingFilter = .lanczos3
     ) throws(ImageError) -> Image {
+        try thumbnailReportingWarnings(from: data, fittingIn: box, options: options, filter: filter).image
+    }
+
+    /// ``thumbnail(from:fittingIn:options:filter:)`` with the decoder's warnings (see
+    /// ``decodeReportingWarnings(_:options:)``), among them ``truncationWarning`` for a JPEG cut
+    /// after the scans a reduced scale needed.
+    ///
+    /// ```swift
+    /// let (thumbnail, warnings) = try Image.thumbnailReportingWarnings(from: bytes, fittingIn: 256)
+    /// if warnings.contains(Image.truncationWarning) { print("the file is cut short") }
+    /// ```
+    ///
+    /// - Returns: The thumbnail and the warnings, in the order they were emitted.
+    /// - Throws: As ``thumbnail(from:fittingIn:options:filter:)``.
+    public static func thumbnailReportingWarnings(
+        from data: Data, fittingIn box: Int, options: DecodingOptions = .init(),
+        filter: ResamplingFilter = .lanczos3
+    ) throws(ImageError) -> (image: Image, warnings: [String]) {
         guard box >= 1 else {
             throw .invalidValue(InvalidValueError(field: "box", value: "\(box)", requirement: "at least 1"))
         }
@@ -110,12 +128,19 @@ extension Image {
         let decoded = try decodeKeepingFullSize(data, options: options)
         guard let size = try fittingSize(width: decoded.fullWidth, height: decoded.fullHeight, box: box) else {
             // Within the box: decoded at full size (no DCT scale shrinks below the target).
-            return try decoded.image.finishingColour(options.colour)
+            return (try decoded.image.finishingColour(options.colour), decoded.warnings)
         }
         // No larger than the full size, which the decoding limit allowed: no second limit here.
         let converted = try decoded.image.finishingColour(options.colour)
-        return converted.resampled(width: size.width, height: size.height, filter: filter)
+        return (converted.resampled(width: size.width, height: size.height, filter: filter), decoded.warnings)
     }
+
+    /// The warning a decode reports for a JPEG that ends before its end-of-image marker when the
+    /// scans it read were whole (a progressive file read at a reduced scale): the image may lack
+    /// detail its missing scans held. With ``DecodingOptions/treatsWarningsAsErrors`` it is
+    /// ``ImageError/truncated(_:message:)`` instead.
+    public static let truncationWarning =
+        "JPEG data ends before its end-of-image marker: the file is truncated, and the image may lack the detail of its missing scans"
 
     /// The decoded image as `handling` leaves it: converted to sRGB, or as it is.
     private func finishingColour(_ handling: ColourHandling) throws(ImageError) -> Image {

@@ -13,8 +13,17 @@ extension Image {
         /// The default pixel limit: 64 megapixels.
         public static let defaultMaximumPixelCount = 64_000_000
 
-        /// The largest `width * height` a header may declare. Checked from the header, before any
-        /// pixel memory is allocated; larger images throw ``ImageError/tooLarge(_:width:height:maximumPixelCount:)``.
+        /// The most pixels a decode may allocate: `width * height` of the raster it makes, after
+        /// decode-time scaling. Checked from the header, before any pixel memory is allocated;
+        /// larger images throw ``ImageError/tooLarge(_:width:height:maximumPixelCount:)``.
+        ///
+        /// A JPEG decoded for a ``targetSize`` is checked at the DCT scale chosen, so an 81 MP
+        /// photo thumbnailed at 256 px (decoded at 1/8, 1.3 MP) is within the default; a header
+        /// that even 1/8 scale cannot bring within the limit (more than 64 times it) is refused at
+        /// once, and libjpeg's own memory is capped at 8 bytes per allowed pixel (a progressive
+        /// file keeps all its coefficients, 6 bytes per declared pixel at 4:4:4). PNG, GIF and AVIF
+        /// have no decode-time scaling and WebP decodes whole frames, so for them the declared size
+        /// is what is allocated, and what is checked.
         public var maximumPixelCount: Int = Self.defaultMaximumPixelCount
 
         /// The longest side the caller wants in the end, or `nil` for full size.

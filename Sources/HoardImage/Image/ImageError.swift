@@ -15,8 +15,10 @@ public enum ImageError: Error, Sendable, Hashable {
     case malformed(ImageFormat, message: String)
     /// The data ends before the image does (for JPEG, libjpeg's "Premature end of JPEG file").
     case truncated(ImageFormat, message: String)
-    /// The header declares more pixels than ``Image/DecodingOptions/maximumPixelCount`` allows.
-    /// Nothing was allocated for the pixels.
+    /// Decoding would allocate more pixels than ``Image/DecodingOptions/maximumPixelCount``
+    /// allows (for a JPEG, at the DCT scale the decode would use), or the header declares more
+    /// than any scale could bring within it. `width` and `height` are the declared size. Nothing
+    /// was allocated for the pixels.
     case tooLarge(ImageFormat, width: Int, height: Int, maximumPixelCount: Int)
     /// Valid data that this build cannot decode (12-bit or lossless JPEG, an AVIF feature newer
     /// than the system's libavif, or an AVIF grid of more tiles than the pixel limit allows, one

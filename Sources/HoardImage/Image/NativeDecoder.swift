@@ -135,7 +135,14 @@ struct NativeDecoder: Sendable {
         // The header's size, as the C layer read it before choosing a DCT scale.
         let declaredWidth = info.declared_width > 0 ? Int(info.declared_width) : image.width
         let declaredHeight = info.declared_height > 0 ? Int(info.declared_height) : image.height
-        return (image, declaredWidth, declaredHeight, orientation, result.warningLines + colourWarnings)
+        var warnings = result.warningLines + colourWarnings
+        // A progressive JPEG read at a reduced scale stops after the scans it needs, so a file cut
+        // after them decodes without libjpeg noticing: its end marker is what tells.
+        if format == .jpeg, !options.allowsTruncatedData, !JPEGEnd.isPresent(in: data) {
+            if options.treatsWarningsAsErrors { throw .truncated(.jpeg, message: Image.truncationWarning) }
+            warnings.append(Image.truncationWarning)
+        }
+        return (image, declaredWidth, declaredHeight, orientation, warnings)
     }
 
     /// The size `data` shows once turned upright, read from its header alone (no pixels are

@@ -194,9 +194,24 @@ public struct ThumbnailKey: Sendable, Hashable {
     /// - Returns: The thumbnail, upright.
     /// - Throws: ``ImageError``, as ``Image/thumbnail(from:fittingIn:options:filter:)``.
     public func thumbnail(from data: Data) throws(ImageError) -> Image {
+        try thumbnailReportingWarnings(from: data).image
+    }
+
+    /// ``thumbnail(from:)`` with the decoder's warnings (see
+    /// ``Image/thumbnailReportingWarnings(from:fittingIn:options:filter:)``).
+    ///
+    /// - Parameters:
+    ///   - data: The source image.
+    ///   - maximumPixelCount: The decoding limit (see ``Image/DecodingOptions/maximumPixelCount``).
+    /// - Returns: The thumbnail and the warnings.
+    /// - Throws: As ``thumbnail(from:)``.
+    public func thumbnailReportingWarnings(
+        from data: Data, maximumPixelCount: Int = Image.DecodingOptions.defaultMaximumPixelCount
+    ) throws(ImageError) -> (image: Image, warnings: [String]) {
         var options = Image.DecodingOptions()
         options.colour = colour
-        return try Image.thumbnail(from: data, fittingIn: size, options: options, filter: filter)
+        options.maximumPixelCount = maximumPixelCount
+        return try Image.thumbnailReportingWarnings(from: data, fittingIn: size, options: options, filter: filter)
     }
 
     /// The bytes the tool stores and writes for `thumbnail`: PNG for ``Format/png`` (and for

@@ -119,4 +119,22 @@ struct ProgressiveJPEGTests {
                     try Self.decode(progressive, target: nil, reading: .everyScan)) == 0)
         }
     }
+
+    @Test("a progressive JPEG cut after the scans a small thumbnail needs decodes with the truncation warning, or fails when warnings are errors")
+    func truncatedAfterNeededScans() throws {
+        let whole = try TestFiles.testImage("progressive/landscape-420.jpg")
+        let cut = Data(whole.prefix(whole.count / 3))
+        let (thumbnail, warnings) = try Image.thumbnailReportingWarnings(from: cut, fittingIn: 32)
+        #expect(thumbnail.width == 32)
+        #expect(warnings == [Image.truncationWarning])
+        #expect(try Image.thumbnailReportingWarnings(from: whole, fittingIn: 32).warnings.isEmpty)
+        var strict = Image.DecodingOptions()
+        strict.treatsWarningsAsErrors = true
+        #expect(throws: ImageError.truncated(.jpeg, message: Image.truncationWarning)) {
+            _ = try Image.thumbnail(from: cut, fittingIn: 32, options: strict)
+        }
+        // Bytes after the end marker (what some cameras append) are not truncation.
+        #expect(try Image.thumbnailReportingWarnings(from: whole + Data([0, 1, 2, 0xFF, 0x00]), fittingIn: 32).warnings.isEmpty)
+        #expect(JPEGEnd.isPresent(in: whole) && !JPEGEnd.isPresent(in: cut) && !JPEGEnd.isPresent(in: Data()))
+    }
 }
