@@ -1,3 +1,4 @@
+import Foundation
 import Hoard
 import Logging
 
@@ -9,7 +10,8 @@ import Logging
 /// ``URLCredentials``), so those warnings are dropped. So are the warnings of fetched values that
 /// could not be stored: the batch fails their inputs with the same reason
 /// (``CacheEntry/storeError``). Everything else (a Redis server failing and coming back) is kept,
-/// with any password in a URL shown as `***`.
+/// with any password in a URL shown as `***`. `HOARD_LOG_LEVEL` (`trace`, `debug`, ... `critical`)
+/// sets the level; `info` by default.
 ///
 /// ```swift
 /// configuration.logger = ToolLogHandler.logger()
@@ -29,7 +31,11 @@ struct ToolLogHandler: LogHandler {
     /// A logger with this handler, labelled as the library labels its default ones: the cache
     /// `"Hoard.default"`, the shared tier `"Hoard.redis"`.
     static func logger(label: String = "Hoard.default") -> Logger {
-        Logger(label: label) { ToolLogHandler(label: $0) }
+        var logger = Logger(label: label) { ToolLogHandler(label: $0) }
+        if let level = ProcessInfo.processInfo.environment["HOARD_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) {
+            logger.logLevel = level
+        }
+        return logger
     }
 
     var logLevel: Logger.Level {

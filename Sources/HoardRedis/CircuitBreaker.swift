@@ -72,14 +72,15 @@ final class CircuitBreaker: Sendable {
         }
     }
 
-    /// Records a failed command.
+    /// Records a failed command; `opening` opens the breaker whatever the count (a missed
+    /// deadline: the next command would wait for the same silent server).
     ///
     /// - Returns: The back-off period when this opened a closed breaker; `nil` otherwise (still
     ///   closed, or already open: a reply to a command sent before it opened).
-    func recordFailure(now: ContinuousClock.Instant = .now) -> Duration? {
+    func recordFailure(now: ContinuousClock.Instant = .now, opening: Bool = false) -> Duration? {
         state.withLock { state in
             state.consecutiveFailures += 1
-            guard state.openUntil == nil, state.consecutiveFailures >= threshold else { return nil }
+            guard state.openUntil == nil, opening || state.consecutiveFailures >= threshold else { return nil }
             state.openUntil = now + state.backOff
             return state.backOff
         }

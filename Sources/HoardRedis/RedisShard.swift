@@ -29,7 +29,9 @@ final class RedisShard: Sendable {
 
     /// The result of `body` on this server, or `nil` when the server is being skipped or
     /// `body` failed (logged and counted; a failure to be served, not a refusal of the command,
-    /// also feeds the breaker). Never throws.
+    /// also feeds the breaker). Never throws. When the breaker lets a probe through, the probe
+    /// runs in the background and this command is skipped: a failing server costs a caller at
+    /// most the one deadline that opened its breaker.
     ///
     /// - Parameters:
     ///   - command: What `body` does, for the log (`"GET"`).
@@ -42,18 +44,11 @@ final class RedisShard: Sendable {
             counters.count { $0.skippedCommands += 1 }
             return nil
         case .probe:
-            do {
-                try await client.ping()
-            } catch {
-                counters.count { $0.errors += 1 }
-                breaker.recordProbeFailure()
-                logger.debug(
-                    "Redis server still unreachable", metadata: ["server": .string(name), "error": "\(error)"])
-                return nil
-            }
-            if breaker.recordSuccess() {
-                logger.notice("Redis server reachable again; using it", metadata: ["server": .string(name)])
-            }
+            // In the background: a caller never waits for a server that has been failing (a
+            // paused one would hold it a whole deadline). This command skips it meanwhile.
+            Task { await probe() }
+            counters.count { $0.skippedCommands += 1 }
+            return nil
         case .allowed:
             break
         }
@@ -76,7 +71,7 @@ final class RedisShard: Sendable {
                     metadata: ["server": .string(name), "command": .string(command), "error": "\(error)"])
                 return nil
             }
-            if let backOff = breaker.recordFailure() {
+            if let backOff = breaker.recordFailure(opening: clientError.isMissedDeadline) {
                 counters.count { $0.breakerOpenings += 1 }
                 logger.warning(
                     "Redis server failing; using the local tiers only, probing it again in \(backOff)",
@@ -91,9 +86,36 @@ final class RedisShard: Sendable {
     }
 }
 
+extension RedisShard {
+    /// Asks the server whether it answers again (`PING`), and closes or re-opens the breaker.
+    func probe() async {
+        do {
+            try await client.ping()
+        } catch {
+            counters.count { $0.errors += 1 }
+            breaker.recordProbeFailure()
+            logger.debug("Redis server still unreachable", metadata: ["server": .string(name), "error": "\(error)"])
+            return
+        }
+        if breaker.recordSuccess() {
+            logger.notice("Redis server reachable again; using it", metadata: ["server": .string(name)])
+        }
+    }
+}
+
 extension RedisClientError {
     /// Whether the server refused a write for want of memory (`OOM`, under `noeviction`).
     fileprivate var isOutOfMemory: Bool {
         if case .outOfMemory = self { true } else { false }
+    }
+
+    /// Whether the server did not answer in time (connecting, or a command): a paused or
+    /// overloaded server, which opens the breaker at once rather than after a few more deadlines.
+    fileprivate var isMissedDeadline: Bool {
+        switch self {
+        case .connectTimedOut, .timedOut: true
+        case .connectionClosed(_, let underlying as RedisClientError): underlying.isMissedDeadline
+        default: false
+        }
     }
 }

@@ -181,6 +181,33 @@ struct RemoteCacheTests {
         await server.stop()
     }
 
+    @Test("a paused Redis (SIGSTOP) costs a batch at most one --remote-timeout: the breaker opens on the first missed deadline and probes in the background")
+    func pausedRedisCostsOneTimeout() async throws {
+        let server = Self.imageServer()
+        let base = try await server.start()
+        let urls = Self.images.map { base + $0.path }
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        try await withRedisServer { redis in
+            // Database 1: connecting also sends SELECT, which a paused server leaves unanswered.
+            let remote = ["--remote", "redis://127.0.0.1:\(redis.port)/1", "--remote-timeout", "2"]
+            let alone = try await HoardTool.run(Self.thumbnails(urls, machine: "alone", scratch: scratch, []), timeLimit: .seconds(120))
+            #expect(alone.status == 0, "\(alone.standardError)")
+            redis.pause()
+            defer { redis.resume() }
+            let paused = try await HoardTool.run(
+                Self.thumbnails(urls, machine: "paused", scratch: scratch, remote), timeLimit: .seconds(120))
+            #expect(paused.status == 0, "\(paused.standardError)")
+            let summary = try paused.summary()
+            #expect(Self.integer(summary, "made") == urls.count && Self.integer(summary, "remoteErrors") > 0)
+            let lost = (summary["elapsedSeconds"] as? Double ?? 0) - (try alone.summary()["elapsedSeconds"] as? Double ?? 0)
+            // One deadline is 2 s; a probe in the caller's path or a second connection attempt
+            // cost another 2 (3.4 s in all before).
+            #expect(lost < 2.9, "the paused server cost \(lost) s")
+        }
+        await server.stop()
+    }
+
     @Test(
         "a worker killed (SIGKILL) while it holds the lease on a URL: the next one waits out the lease, then makes the thumbnail"
     )
