@@ -12,7 +12,7 @@ struct ThumbnailsCommand: AsyncParsableCommand {
             A second run with the same inputs and settings downloads and decodes nothing: it copies \
             the cached thumbnails. Downloaded originals are cached too, so a rerun with another \
             --size downloads nothing either. Inputs that need the same thumbnail or the same \
-            download share one.
+            download share one, and so do runs at once on the same --cache.
 
             With --remote (or $HOARD_REMOTE), machines share the cache through Redis: a thumbnail or \
             original one of them made is a hit for all (copied into the local cache), and while one \

@@ -175,4 +175,33 @@ struct CacheEconomicsTests {
             "/usr/bin/script", ["-qec", command, scratch.path("typescript")], timeLimit: .seconds(60))
         #expect(outcome.standardOutput.contains("[####################] 2/2, 1 failed, "), "\(outcome.standardOutput)")
     }
+
+    @Test("two runs at once on one --cache: one download and one decode per input between them")
+    func twoProcessesShareTheWork() async throws {
+        let photos = try (0..<12).map { try Self.largeJPEG(seed: 100 + UInt64($0), side: 300) }
+        var routes: [String: TestHTTPServer.Reply] = [:]
+        for (index, photo) in photos.enumerated() {
+            routes["/\(index).jpg"] = .delayed(photo, contentType: "image/jpeg", milliseconds: 500)
+        }
+        let server = TestHTTPServer(routes: routes)
+        let base = try await server.start()
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let urls = photos.indices.map { "\(base)/\($0).jpg" }
+        func arguments(_ name: String) -> [String] {
+            ["thumbnails"] + urls + [
+                "--size", "32", "--output", scratch.path("out-\(name)"), "--cache", scratch.path("cache"), "--json",
+                "--concurrency", "2",
+            ]
+        }
+        let background = try BackgroundTool(arguments("a"), folder: scratch.path("run-a"))
+        let b = try await HoardTool.run(arguments("b"), timeLimit: .seconds(120))
+        let a = try await background.finish(timeLimit: .seconds(120))
+        await server.stop()
+        #expect(a.status == 0 && b.status == 0, "\(a.standardError)\n\(b.standardError)")
+        let made = try [a, b].map { try $0.summary()["made"] as? Int ?? -1 }
+        let cached = try [a, b].map { try $0.summary()["fromCache"] as? Int ?? -1 }
+        #expect(made.reduce(0, +) == urls.count, "one decode per input in all: made \(made), cached \(cached)")
+        #expect(server.requestedPaths.count == urls.count, "one download per input: \(server.requestedPaths.count)")
+    }
 }

@@ -341,6 +341,16 @@ do {
         print("expired")
     case "hoard-get" where arguments.count == 3:
         print(try await openHoard(arguments[1]).retrieve(String.self, forKey: arguments[2]) ?? "nil")
+    case "hoard-fetch" where arguments.count == 5:
+        // Fetches KEY through the cache, the fetch taking SECONDS and giving VALUE; prints
+        // "fetching" when the fetch starts (the lease is held), then the value it got.
+        let seconds = Double(arguments[3]) ?? 0
+        let value = try await openHoard(arguments[1]).value(forKey: arguments[2]) { () async throws -> String in
+            FileHandle.standardOutput.write(Data("fetching\n".utf8))
+            try await Task.sleep(for: .seconds(seconds))
+            return arguments[4]
+        }
+        print(value)
     case "bad-values" where arguments.count == 2:
         for (index, badCase) in BadValueCases.all.enumerated() {
             let folder = URL(filePath: arguments[1]).appending(path: "case-\(index)")
@@ -353,7 +363,7 @@ do {
         try await runReadmeStorageExample()
     case "shared-instance" where arguments.count == 1:
         printSharedInstance()
-    default: fail("usage: HoardDiskStress write-loop|stress|compact-loop|busy|torture|overwrite-loop|open|hoard-expire-all|hoard-get|bad-values|readme-shared-cache|readme-storage|shared-instance ...")
+    default: fail("usage: HoardDiskStress write-loop|stress|compact-loop|busy|torture|overwrite-loop|open|hoard-expire-all|hoard-get|hoard-fetch|bad-values|readme-shared-cache|readme-storage|shared-instance ...")
     }
 } catch {
     fail("\(error)")

@@ -24,4 +24,13 @@ public enum BlockingCall {
     public static func waitUntilExit(_ process: Process) async {
         await run { process.waitUntilExit() }
     }
+
+    /// The first line `handle` yields (without its newline), or what came before end of file.
+    public static func readLine(_ handle: FileHandle) async -> String {
+        await run {
+            var bytes: [UInt8] = []
+            while let byte = handle.readData(ofLength: 1).first, byte != UInt8(ascii: "\n") { bytes.append(byte) }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+    }
 }

@@ -19,6 +19,17 @@ extern "C" {
 /// alignment (see copy.c for why not memcpy).
 void hoard_copy_bytes(void *restrict destination, const void *restrict source, size_t count);
 
+// MARK: - Record locks
+
+/// Takes an exclusive open-file-description lock on the byte at `offset` (its low 62 bits) of the
+/// file open as `descriptor` (for writing), without waiting: 1 when taken (or already held through
+/// this open file), 0 when another open file holds it, -1 on error (errno; ENOTSUP off Linux).
+int hoard_record_try_lock(int descriptor, uint64_t offset);
+/// Releases the lock `hoard_record_try_lock` took: 0, or -1 on error (errno).
+int hoard_record_unlock(int descriptor, uint64_t offset);
+/// Whether another open file holds a lock on the byte at `offset`: 1, 0, or -1 on error (errno).
+int hoard_record_is_locked(int descriptor, uint64_t offset);
+
 // MARK: - Checksums
 
 /// Continues a CRC-32C (Castagnoli, as in iSCSI, ext4 and RocksDB) over `length` bytes. `state` is

@@ -1,41 +1,74 @@
 import Foundation
 
 extension Hoard {
-    /// Runs `fetch` under ``sharedTier``'s lease on `key`, so that one machine fetches it.
+    /// Runs `fetch` under the leases on `key`, so that one process on this machine
+    /// (``localLeases``) and one machine (``sharedTier``) fetches it.
     ///
-    /// The holder first reads the tiers once more (another machine may have stored the value
-    /// between this caller's miss and its lease), then fetches, and releases the lease whether the
-    /// fetch succeeded or not. A caller that finds the lease held waits with back-off (25 ms
-    /// doubling to 500 ms), reading the tiers after each pause: it returns the value once it is
-    /// there, tries to take the lease again once it is gone without a value (its holder failed or
-    /// died), and fetches on its own when its wait passes ``Configuration/fetchLeaseDuration``.
-    /// Without a shared tier, or when it cannot be reached, this is `fetch()`.
+    /// The holder first reads the tiers once more (another process or machine may have stored the
+    /// value between this caller's miss and its lease), then fetches, and releases the lease
+    /// whether the fetch succeeded or not. A caller that finds a lease held waits with back-off
+    /// (25 ms doubling to 500 ms), reading the tiers after each pause: it returns the value once it
+    /// is there, tries to take the lease again once it is gone without a value (its holder failed
+    /// or died), and fetches on its own when its wait passes ``Configuration/fetchLeaseDuration``.
+    /// The local lease is taken first, so the processes of one machine send one caller to the
+    /// shared tier. Without either, or when one cannot be reached, its step is skipped.
     ///
     /// - Parameters:
     ///   - cached: A fresh value in the byte tiers (copied into the local ones), or `nil`.
     ///   - fetch: Fetches and stores the value.
     /// - Throws: What `fetch` throws; `CancellationError` when the caller is cancelled while waiting.
     func coordinatedFetch<Outcome: Sendable>(
-        forKey key: String, cached: @Sendable () async -> Outcome?, fetch: @Sendable () async throws -> Outcome
+        forKey key: String, cached: @escaping @Sendable () async -> Outcome?,
+        fetch: @escaping @Sendable () async throws -> Outcome
     ) async throws -> Outcome {
-        guard let shared = sharedTier else { return try await fetch() }
+        let shared = sharedTier.map { tier in
+            LeaseAccess(
+                acquire: { duration in await tier.acquireFetchLease(forKey: key, duration: duration) },
+                release: { token in await tier.releaseFetchLease(forKey: key, token: token) },
+                isHeld: { await tier.isFetchLeaseHeld(forKey: key) })
+        }
+        let local = localLeases.map { leases in
+            LeaseAccess(
+                acquire: { _ in leases.acquire(forKey: key) }, release: { _ in leases.release(forKey: key) },
+                isHeld: { leases.isHeld(forKey: key) })
+        }
+        let acrossMachines: @Sendable () async throws -> Outcome = { [self] in
+            guard let shared else { return try await fetch() }
+            return try await fetchUnderLease(forKey: key, shared, cached: cached, fetch: fetch)
+        }
+        guard let local else { return try await acrossMachines() }
+        return try await fetchUnderLease(forKey: key, local, cached: cached, fetch: acrossMachines)
+    }
+
+    /// How ``coordinatedFetch(forKey:cached:fetch:)`` reaches one kind of lease on its key.
+    struct LeaseAccess: Sendable {
+        let acquire: @Sendable (Duration) async -> FetchLease
+        let release: @Sendable (String) async -> Void
+        let isHeld: @Sendable () async -> Bool?
+    }
+
+    /// `fetch` under `lease`: see ``coordinatedFetch(forKey:cached:fetch:)``.
+    private func fetchUnderLease<Outcome: Sendable>(
+        forKey key: String, _ lease: LeaseAccess, cached: @Sendable () async -> Outcome?,
+        fetch: @Sendable () async throws -> Outcome
+    ) async throws -> Outcome {
         let leaseDuration = Duration.milliseconds(Int64((configuration.fetchLeaseDuration * 1000).rounded(.up)))
         let clock = ContinuousClock()
         let giveUp = clock.now + leaseDuration
         var pause = Duration.milliseconds(25)
         var isWaiting = false
         while true {
-            switch await shared.acquireFetchLease(forKey: key, duration: leaseDuration) {
+            switch await lease.acquire(leaseDuration) {
             case .unavailable:
                 return try await fetch()
             case .acquired(let token):
                 do {
                     let outcome: Outcome
                     if let found = await cached() { outcome = found } else { outcome = try await fetch() }
-                    await shared.releaseFetchLease(forKey: key, token: token)
+                    await lease.release(token)
                     return outcome
                 } catch {
-                    await shared.releaseFetchLease(forKey: key, token: token)
+                    await lease.release(token)
                     throw error
                 }
             case .heldElsewhere:
@@ -53,7 +86,7 @@ extension Hoard {
                             metadata: ["key": .string(key)])
                         return try await fetch()
                     }
-                } while await shared.isFetchLeaseHeld(forKey: key) == true
+                } while await lease.isHeld() == true
             }
         }
     }

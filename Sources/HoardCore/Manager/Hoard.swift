@@ -59,6 +59,8 @@ public final class Hoard: Sendable {
     let expirationMark: ExpirationMark
     /// Keeps the completion-handler calls on each key in the caller's order.
     let completionQueue = KeyedSerialQueue()
+    /// Fetch leases among the processes sharing the cache folder; `nil` without a disk tier.
+    let localLeases: LocalFetchLeases?
     /// The shared tier's marks as last applied (see ``applySharedMarks()``).
     let appliedSharedMarks = Lock(SharedCacheMarks())
 
@@ -109,6 +111,7 @@ public final class Hoard: Sendable {
         }
         sharedTier = tiers.lazy.compactMap { $0 as? any SharedCacheTier }.first
         let markDirectory: URL? = if case .success = disk { directory } else { nil }
+        localLeases = markDirectory.map { LocalFetchLeases(directory: $0, logger: configuration.logger) }
         expirationMark = ExpirationMark(
             directory: markDirectory, refreshInterval: configuration.expirationMarkRefreshInterval,
             logger: configuration.logger, now: configuration.now)
