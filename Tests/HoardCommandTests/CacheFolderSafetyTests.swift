@@ -75,13 +75,18 @@ struct CacheFolderSafetyTests {
             try write("project", cache + "/tmp/project/notes.txt")
             try write("mine", cache + "/tmp/notes.tmp")
         }
-        // The cache's own files: its marker, tag, index, entries (in shard folders) and temporary files.
+        // The cache's own files: its marker, tag, index, lease file, entries (in shard folders),
+        // temporary files and the originals' cache.
         let isCaches = { (path: String) in
             let parts = path.split(separator: "/").map(String.init)
             guard parts.count >= 2, parts[0] == "cache", setup.isCache else { return false }
             return parts.count == 2
-                && [".hoard-cache", "CACHEDIR.TAG", "expired-before", "index.sqlite", "index.sqlite-wal", "index.sqlite-shm"]
+                && [
+                    ".hoard-cache", "CACHEDIR.TAG", "expired-before", "fetch-leases", "index.sqlite", "index.sqlite-wal",
+                    "index.sqlite-shm",
+                ]
                 .contains(parts[1])
+                || parts[1] == "originals"  // the originals' own cache, made by the tool
                 || parts.count <= 3 && parts[1].count == 2 && parts[1] != "tmp"
                 || parts.count == 3 && parts[1] == "tmp" && parts[2].hasSuffix(".tmp") && parts[2].first?.isNumber == true
         }
