@@ -2,6 +2,7 @@
 // pixels to sRGB, and making a profile from primaries and a curve. Each call works in a context of
 // its own, whose error handler keeps the first message (Little CMS never longjmps).
 #include "CHoardColour.h"
+#include "colour_matrix.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -19,6 +20,9 @@ struct hoard_colour_transform {
     cmsContext context;
     cmsHTRANSFORM transform;
     hoard_lcms_log log;
+    /// 3 or 4 with the direct matrix-shaper path (`matrix` set), else 0: Little CMS converts.
+    int matrix_channels;
+    hoard_matrix_shaper matrix;
 };
 
 static void hoard_lcms_error(cmsContext context, cmsUInt32Number code, const char *text) {
@@ -186,6 +190,10 @@ hoard_colour_transform *hoard_colour_transform_create(const uint8_t *icc, size_t
         if (layout == HOARD_LAYOUT_GRAY_ALPHA || layout == HOARD_LAYOUT_RGBA) flags |= cmsFLAGS_COPY_ALPHA;
         transform->transform = cmsCreateTransformTHR(transform->context, source, input, target, output,
                                                      INTENT_RELATIVE_COLORIMETRIC, flags);
+        if (transform->transform != NULL && (layout == HOARD_LAYOUT_RGB || layout == HOARD_LAYOUT_RGBA) &&
+            hoard_matrix_shaper_init(&transform->matrix, source, target)) {
+            transform->matrix_channels = layout == HOARD_LAYOUT_RGB ? 3 : 4;
+        }
     }
     if (source != NULL) cmsCloseProfile(source);
     if (target != NULL) cmsCloseProfile(target);
@@ -200,6 +208,10 @@ hoard_colour_transform *hoard_colour_transform_create(const uint8_t *icc, size_t
 void hoard_colour_transform_apply(const hoard_colour_transform *transform, const uint8_t *input, uint8_t *output,
                                   size_t count) {
     if (transform == NULL || input == NULL || output == NULL) return;
+    if (transform->matrix_channels != 0) {
+        hoard_matrix_shaper_apply(&transform->matrix, input, output, count, transform->matrix_channels);
+        return;
+    }
     // Little CMS counts pixels in 32 bits: convert in slices.
     const size_t slice = 1u << 24;
     cmsUInt32Number input_size = T_BYTES(cmsGetTransformInputFormat(transform->transform)) *
@@ -213,6 +225,18 @@ void hoard_colour_transform_apply(const hoard_colour_transform *transform, const
         cmsDoTransform(transform->transform, input + done * input_size, output + done * output_size,
                        (cmsUInt32Number)now);
     }
+}
+
+int hoard_colour_transform_is_direct(const hoard_colour_transform *transform) {
+    return transform != NULL && transform->matrix_channels != 0;
+}
+
+void hoard_colour_transform_apply_lcms(const hoard_colour_transform *transform, const uint8_t *input,
+                                       uint8_t *output, size_t count) {
+    if (transform == NULL || input == NULL || output == NULL) return;
+    hoard_colour_transform copy = *transform;
+    copy.matrix_channels = 0;
+    hoard_colour_transform_apply(&copy, input, output, count);
 }
 
 void hoard_colour_transform_destroy(hoard_colour_transform *transform) {

@@ -70,6 +70,13 @@ hoard_colour_transform *hoard_colour_transform_create(const uint8_t *icc, size_t
 /// the same size.
 void hoard_colour_transform_apply(const hoard_colour_transform *transform, const uint8_t *input, uint8_t *output,
                                   size_t count);
+/// Whether `transform` converts through the direct matrix-shaper path (colour_matrix.h) rather
+/// than Little CMS's general one.
+int hoard_colour_transform_is_direct(const hoard_colour_transform *transform);
+/// `hoard_colour_transform_apply` through Little CMS alone, whatever path `transform` takes: what
+/// the direct path is checked against.
+void hoard_colour_transform_apply_lcms(const hoard_colour_transform *transform, const uint8_t *input,
+                                       uint8_t *output, size_t count);
 void hoard_colour_transform_destroy(hoard_colour_transform *transform);
 
 /// The transfer curves `hoard_icc_make_rgb` can describe.

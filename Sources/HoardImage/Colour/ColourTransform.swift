@@ -70,6 +70,23 @@ final class ColourTransform: Sendable {
     }
 }
 
+extension ColourTransform {
+    /// Whether this transform takes the direct matrix-shaper path (an RGB matrix-shaper profile to
+    /// sRGB) rather than Little CMS's general one.
+    var isDirect: Bool { hoard_colour_transform_is_direct(transform) != 0 }
+
+    /// ``apply(to:)`` through Little CMS alone: what the direct path is checked against.
+    func applyThroughLittleCMS(to pixels: [UInt8]) -> [UInt8] {
+        let count = pixels.count / inputChannels
+        return [UInt8](unsafeUninitializedCapacity: count * outputChannels) { output, initialized in
+            pixels.withUnsafeBufferPointer { input in
+                hoard_colour_transform_apply_lcms(transform, input.baseAddress, output.baseAddress, count)
+            }
+            initialized = count * outputChannels
+        }
+    }
+}
+
 extension Image.PixelFormat {
     /// The colour transform layout of these pixels.
     var colourLayout: hoard_pixel_layout {

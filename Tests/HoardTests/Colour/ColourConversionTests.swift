@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+import CHoardCodecs
+
 @testable import HoardImage
 
 /// Tagged images decode to sRGB within one level of references Pillow's ImageCms made
@@ -75,5 +77,26 @@ struct ColourConversionTests {
         let first = try decoded.convertedToSRGB().resampled(width: thumbnail.width, height: thumbnail.height, filter: .lanczos3)
         #expect(thumbnail == first, "\(name): max \(PixelMath.maximumDifference(thumbnail, first))")
         #expect(thumbnail.colourProfile == nil)
+    }
+
+    @Test(
+        "RGB matrix-shaper profiles take the direct path, which agrees with Little CMS within one level on a 64-step cube",
+        arguments: ["p3.icc", "adobergb.icc", "prophoto.icc", "gama-chrm.icc", "bt2020-bt709.icc"])
+    func directPathMatchesLittleCMS(_ name: String) throws {
+        let profile = try ColourProfile(iccData: TestFiles.testImage("colour/" + name))
+        var cube: [UInt8] = []
+        let steps = (0..<64).map { UInt8($0 * 255 / 63) }
+        for r in steps { for g in steps { for b in steps { cube += [r, g, b, 200] } } }
+        for layout in [HOARD_LAYOUT_RGB, HOARD_LAYOUT_RGBA] {
+            let channels = layout == HOARD_LAYOUT_RGB ? 3 : 4
+            let pixels = channels == 4 ? cube : cube.enumerated().filter { $0.offset % 4 != 3 }.map(\.element)
+            let transform = try ColourTransform.cached(for: profile, layout: layout)
+            #expect(transform.isDirect, "\(name)")
+            let direct = transform.apply(to: pixels), general = transform.applyThroughLittleCMS(to: pixels)
+            let differences = zip(direct, general).map { abs(Int($0) - Int($1)) }
+            #expect(differences.max() ?? 0 <= 1, "\(name): \(differences.max() ?? 0)")
+            #expect(differences.count { $0 > 0 } * 100 < differences.count, "\(name): under 1% differ by a level")
+            if channels == 4 { #expect(stride(from: 3, to: direct.count, by: 4).allSatisfy { direct[$0] == 200 }) }
+        }
     }
 }
