@@ -67,25 +67,48 @@ int hoard_matrix_shaper_init(hoard_matrix_shaper *shaper, cmsHPROFILE source, cm
         }
         cmsFreeToneCurve(reverse);
     }
+    for (int c = 0; c < 3; c++) {
+        shaper->in_table[c] = c;
+        shaper->out_table[c] = c;
+        for (int earlier = 0; earlier < c; earlier++) {
+            if (memcmp(shaper->in[earlier], shaper->in[c], sizeof shaper->in[c]) == 0) {
+                shaper->in_table[c] = earlier;
+                break;
+            }
+        }
+        for (int earlier = 0; earlier < c; earlier++) {
+            if (memcmp(shaper->out[earlier], shaper->out[c], sizeof shaper->out[c]) == 0) {
+                shaper->out_table[c] = earlier;
+                break;
+            }
+        }
+    }
     return 1;
 }
 
-static inline uint8_t hoard_encode(const uint8_t *table, float linear) {
-    // Clipped to the target's gamut, as the relative colorimetric intent does.
-    float index = linear * HOARD_MATRIX_OUT_STEPS + 0.5f;
-    if (!(index > 0)) return table[0];
-    if (index >= HOARD_MATRIX_OUT_STEPS) return table[HOARD_MATRIX_OUT_STEPS];
-    return table[(int)index];
+/// The index of linear light `linear` in an output table, clipped to the target's gamut as the
+/// relative colorimetric intent does (branch-free, so the loop's arithmetic vectorises).
+static inline int hoard_out_index(float linear) {
+    float clipped = fminf(fmaxf(linear, 0.0f), 1.0f);
+    return (int)(clipped * HOARD_MATRIX_OUT_STEPS + 0.5f);
 }
 
 void hoard_matrix_shaper_apply(const hoard_matrix_shaper *shaper, const uint8_t *input, uint8_t *output,
                                size_t count, int channels) {
     const float *m = shaper->matrix;
+    const float *in_r = shaper->in[shaper->in_table[0]], *in_g = shaper->in[shaper->in_table[1]],
+                *in_b = shaper->in[shaper->in_table[2]];
+    const uint8_t *out_r = shaper->out[shaper->out_table[0]], *out_g = shaper->out[shaper->out_table[1]],
+                  *out_b = shaper->out[shaper->out_table[2]];
+    const float m0 = m[0], m1 = m[1], m2 = m[2], m3 = m[3], m4 = m[4], m5 = m[5], m6 = m[6], m7 = m[7], m8 = m[8];
     for (size_t p = 0; p < count; p++) {
-        float r = shaper->in[0][input[0]], g = shaper->in[1][input[1]], b = shaper->in[2][input[2]];
-        output[0] = hoard_encode(shaper->out[0], m[0] * r + m[1] * g + m[2] * b);
-        output[1] = hoard_encode(shaper->out[1], m[3] * r + m[4] * g + m[5] * b);
-        output[2] = hoard_encode(shaper->out[2], m[6] * r + m[7] * g + m[8] * b);
+        float r = in_r[input[0]], g = in_g[input[1]], b = in_b[input[2]];
+        int x = hoard_out_index(m0 * r + m1 * g + m2 * b);
+        int y = hoard_out_index(m3 * r + m4 * g + m5 * b);
+        int z = hoard_out_index(m6 * r + m7 * g + m8 * b);
+        output[0] = out_r[x];
+        output[1] = out_g[y];
+        output[2] = out_b[z];
         if (channels == 4) output[3] = input[3];
         input += channels;
         output += channels;

@@ -22,6 +22,9 @@ typedef struct {
     float matrix[9];
     /// The target's 8-bit value of linear light i / HOARD_MATRIX_OUT_STEPS, per channel.
     uint8_t out[3][HOARD_MATRIX_OUT_STEPS + 1];
+    /// The tables each channel reads: the same one for channels whose curves agree (sRGB's three,
+    /// a camera profile's three), so that the working set stays in the first-level cache.
+    int in_table[3], out_table[3];
 } hoard_matrix_shaper;
 
 /// Fills `shaper` for converting `source` to `target` with the relative colorimetric intent when

@@ -35,11 +35,7 @@ extension CacheCommand {
             let hoard = try cacheOptions.openHoard()
             let originals = try cacheOptions.openOriginals(creating: false)
             // From the indexes: expired entries count until a trim or `prune` removes them.
-            var counts: [EntryKind: (entries: Int, bytes: Int)] = [:]
-            for entry in try hoard.diskEntries() + (originals?.diskEntries() ?? []) {
-                counts[EntryKind(key: entry.key), default: (0, 0)].entries += 1
-                counts[EntryKind(key: entry.key), default: (0, 0)].bytes += entry.payloadByteCount
-            }
+            let counts = EntryKind.tally(try hoard.diskEntries() + (originals?.diskEntries() ?? []))
             let thumbnailsBytes = try hoard.diskSize(), originalsBytes = try originals?.diskSize() ?? 0
             let entries = counts.values.reduce(0) { $0 + $1.entries }
             print("directory: \(hoard.directory.path)")
@@ -54,7 +50,7 @@ extension CacheCommand {
             )
             let originalsLimit = cacheOptions.originalsMiB << 20
             print(
-                "  originals:              \(ByteCount.human(originalsBytes)) of \(ByteCount.human(originalsLimit)) (--originals-limit \(cacheOptions.originalsMiB) MiB; kept 7 days)"
+                "  originals:              \(ByteCount.human(originalsBytes)) of \(ByteCount.human(originalsLimit)) (--originals-limit \(cacheOptions.originalsMiB) MiB; kept \(CacheOptions.originalsExpiryDays) days)"
             )
             print("limit:     \(ByteCount.humanAndExact(cacheOptions.cacheLimit << 20)) (--cache-limit \(cacheOptions.cacheLimit) MiB)")
             print("counters:  hits and misses are not kept across runs")
@@ -224,11 +220,7 @@ extension CacheCommand {
 
         func run() async throws {
             try await cacheOptions.withHoards(remote: remoteOptions) { hoard, originals in
-                var counts: [EntryKind: (entries: Int, bytes: Int)] = [:]
-                for entry in try hoard.diskEntries() + (originals?.diskEntries() ?? []) {
-                    counts[EntryKind(key: entry.key), default: (0, 0)].entries += 1
-                    counts[EntryKind(key: entry.key), default: (0, 0)].bytes += entry.payloadByteCount
-                }
+                let counts = EntryKind.tally(try hoard.diskEntries() + (originals?.diskEntries() ?? []))
                 try await hoard.removeAll()
                 try await originals?.removeAll()
                 let parts = EntryKind.allCases.compactMap { kind in

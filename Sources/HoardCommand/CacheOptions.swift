@@ -31,7 +31,8 @@ struct CacheOptions: ParsableArguments {
 
     /// How long a downloaded original is kept, in every tier (Redis included), unless a run
     /// needs it again and downloads it anew.
-    static let originalsExpiry: Expiry = .seconds(7 * 86_400)
+    static let originalsExpiry: Expiry = .seconds(Double(originalsExpiryDays) * 86_400)
+    static let originalsExpiryDays = 7
 
     func validate() throws {
         guard Self.cacheLimitRange.contains(cacheLimit) else {

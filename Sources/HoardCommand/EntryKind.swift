@@ -1,3 +1,5 @@
+import Hoard
+
 /// What the tool keeps under a key, read from the key's first word (see ``ThumbnailSettings``).
 enum EntryKind: String, CaseIterable, Sendable {
     case thumbnail = "thumbnails"
@@ -21,6 +23,17 @@ enum EntryKind: String, CaseIterable, Sendable {
             } else {
                 .other
             }
+    }
+
+    /// How many of `entries` are of each kind, and their payload bytes.
+    static func tally(_ entries: [DiskCache.EntryInfo]) -> [EntryKind: (entries: Int, bytes: Int)] {
+        var counts: [EntryKind: (entries: Int, bytes: Int)] = [:]
+        for entry in entries {
+            let kind = EntryKind(key: entry.key)
+            counts[kind, default: (0, 0)].entries += 1
+            counts[kind, default: (0, 0)].bytes += entry.payloadByteCount
+        }
+        return counts
     }
 
     /// The source a tool key names (a URL, or a file's `file://` URL), compared as bytes, or `nil`
