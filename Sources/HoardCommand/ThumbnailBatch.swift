@@ -22,6 +22,9 @@ struct ThumbnailBatch: Sendable {
     let revalidation: RevalidationPolicy
     /// The most pixels a decode may allocate (`--max-pixels`).
     let maximumPixelCount: Int
+    /// Whether results carry each thumbnail's width and height (`--json`), read from its header:
+    /// a warm run otherwise opens no decoder.
+    var reportsSizes = false
 
     private var originals: OriginalCache {
         OriginalCache(hoard: hoard, store: originalStore, downloader: downloader, policy: revalidation)
@@ -90,7 +93,7 @@ struct ThumbnailBatch: Sendable {
                 thumbnail.value,
                 name: source.outputName(
                     identifier: identifier, folderPath: folderPath, extension: format?.fileExtension ?? "bin"))
-            let size = Image.uprightSize(of: thumbnail.value)
+            let size = reportsSizes ? Image.uprightSize(of: thumbnail.value) : nil
             result.thumbnail = (key.key, size?.width, size?.height, format?.description, thumbnail.value.count)
             result.status = thumbnail.source == .fetch ? .made : .fromCache
             if Self.isShared(thumbnail.source) { result.remoteHits += 1 }

@@ -226,7 +226,7 @@ struct ThumbnailsCommand: AsyncParsableCommand {
         let batch = ThumbnailBatch(
             hoard: hoard, originalStore: originalStore, downloader: downloader, settings: settings,
             downloadConcurrency: concurrency ?? cores * 4, decodeConcurrency: min(concurrency ?? cores, cores),
-            revalidation: revalidate, maximumPixelCount: maxPixels)
+            revalidation: revalidate, maximumPixelCount: maxPixels, reportsSizes: json)
         let expanded = InputSource.expand(arguments, maximumFolderEntries: maxFolderEntries)
         var summary = await batch.run(expanded, progress: Progress.forStandardError())
         try await downloader.shutdown()
