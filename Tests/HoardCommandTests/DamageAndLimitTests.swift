@@ -1,5 +1,6 @@
 import Foundation
 import Hoard
+import HoardTestSupport
 import Testing
 
 /// What the tool does with large and damaged originals: `--max-pixels` and truncated files.
@@ -9,26 +10,13 @@ struct DamageAndLimitTests {
         try outcome.summary()["results"] as? [[String: Any]] ?? []
     }
 
-    /// A gray gradient of `width` x `height`, as JPEG or PNG.
-    static func gradient(width: Int, height: Int, png: Bool = false) throws -> Data {
-        var pixels = [UInt8](repeating: 0, count: width * height)
-        pixels.withUnsafeMutableBufferPointer { buffer in
-            for y in 0..<height {
-                let value = UInt8(truncatingIfNeeded: y * 255 / max(1, height - 1))
-                for x in 0..<width { buffer[y * width + x] = value &+ UInt8(truncatingIfNeeded: x / 64) }
-            }
-        }
-        let image = try Image(width: width, height: height, format: .gray8, pixels: pixels)
-        return png ? try image.pngData(compressionLevel: 1) : try image.jpegData(quality: 75)
-    }
-
     @Test("a 100 MP JPEG is thumbnailed within the default limit; a 100 MP PNG is refused naming --max-pixels, and made when it is raised")
     func largeInputs() async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
         let jpeg = scratch.path("large.jpg"), png = scratch.path("large.png")
-        try Self.gradient(width: 10_000, height: 10_000).write(to: URL(fileURLWithPath: jpeg))
-        try Self.gradient(width: 10_000, height: 10_000, png: true).write(to: URL(fileURLWithPath: png))
+        try GradientImage.data(width: 10_000, height: 10_000).write(to: URL(fileURLWithPath: jpeg))
+        try GradientImage.data(width: 10_000, height: 10_000, png: true).write(to: URL(fileURLWithPath: png))
         let arguments = ["thumbnails", jpeg, png, "--size", "256", "--output", scratch.path("out"), "--json"]
         let first = try await HoardTool.run(arguments + ["--cache", scratch.path("cache")], timeLimit: .seconds(120))
         #expect(first.status == 1)

@@ -60,11 +60,17 @@ final class ColourTransform: Sendable {
 
     /// `pixels` (whole pixels of the input layout) converted.
     func apply(to pixels: [UInt8]) -> [UInt8] {
+        convert(pixels, with: hoard_colour_transform_apply)
+    }
+
+    /// `pixels` converted by `function`, one of the C apply functions.
+    private func convert(
+        _ pixels: [UInt8],
+        with function: (OpaquePointer?, UnsafePointer<UInt8>?, UnsafeMutablePointer<UInt8>?, Int) -> Void
+    ) -> [UInt8] {
         let count = pixels.count / inputChannels
         return [UInt8](unsafeUninitializedCapacity: count * outputChannels) { output, initialized in
-            pixels.withUnsafeBufferPointer { input in
-                hoard_colour_transform_apply(transform, input.baseAddress, output.baseAddress, count)
-            }
+            pixels.withUnsafeBufferPointer { input in function(transform, input.baseAddress, output.baseAddress, count) }
             initialized = count * outputChannels
         }
     }
@@ -77,13 +83,7 @@ extension ColourTransform {
 
     /// ``apply(to:)`` through Little CMS alone: what the direct path is checked against.
     func applyThroughLittleCMS(to pixels: [UInt8]) -> [UInt8] {
-        let count = pixels.count / inputChannels
-        return [UInt8](unsafeUninitializedCapacity: count * outputChannels) { output, initialized in
-            pixels.withUnsafeBufferPointer { input in
-                hoard_colour_transform_apply_lcms(transform, input.baseAddress, output.baseAddress, count)
-            }
-            initialized = count * outputChannels
-        }
+        convert(pixels, with: hoard_colour_transform_apply_lcms)
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import HoardTestSupport
 import Testing
 
 @testable import HoardCore
@@ -8,23 +9,10 @@ import Testing
 /// formats at full size; headers no scale could bring within it are refused before decoding.
 @Suite("Pixel limit")
 struct PixelLimitTests {
-    /// A gray gradient JPEG or PNG of `width` x `height` (cheap to make and to compress).
-    static func gradient(width: Int, height: Int, png: Bool = false) throws -> Data {
-        var pixels = [UInt8](repeating: 0, count: width * height)
-        pixels.withUnsafeMutableBufferPointer { buffer in
-            for y in 0..<height {
-                let value = UInt8(truncatingIfNeeded: y * 255 / max(1, height - 1))
-                for x in 0..<width { buffer[y * width + x] = value &+ UInt8(truncatingIfNeeded: x / 64) }
-            }
-        }
-        let image = try Image(width: width, height: height, format: .gray8, pixels: pixels)
-        return png ? try image.pngData(compressionLevel: 1) : try image.jpegData(quality: 75)
-    }
-
     @Test("a 100 MP JPEG and a 40000 x 2500 panorama thumbnail at 256 px within the default limit; decoded whole they are refused")
     func largeJPEGs() throws {
         for (width, height) in [(10_000, 10_000), (40_000, 2_500)] {
-            let data = try Self.gradient(width: width, height: height)
+            let data = try GradientImage.data(width: width, height: height)
             let thumbnail = try Image.thumbnail(from: data, fittingIn: 256)
             #expect(max(thumbnail.width, thumbnail.height) == 256, "\(width) x \(height)")
             #expect(thumbnail.width * height == thumbnail.height * width || abs(thumbnail.width * height - thumbnail.height * width) < max(width, height))
@@ -36,7 +24,7 @@ struct PixelLimitTests {
 
     @Test("a JPEG is checked at its scale: within the limit at 1/8, refused when even 1/8 is too large, and its header refused past 64 times the limit")
     func scaledLimit() throws {
-        let data = try Self.gradient(width: 4_000, height: 2_000)  // 8 MP; 500 x 250 at 1/8
+        let data = try GradientImage.data(width: 4_000, height: 2_000)  // 8 MP; 500 x 250 at 1/8
         var options = Image.DecodingOptions()
         options.maximumPixelCount = 130_000
         let thumbnail = try Image.thumbnail(from: data, fittingIn: 64, options: options)
@@ -59,7 +47,7 @@ struct PixelLimitTests {
 
     @Test("a 100 MP PNG has no decode-time scaling: refused at the default limit, decoded when it is raised")
     func largePNG() throws {
-        let data = try Self.gradient(width: 10_000, height: 10_000, png: true)
+        let data = try GradientImage.data(width: 10_000, height: 10_000, png: true)
         #expect(throws: ImageError.tooLarge(.png, width: 10_000, height: 10_000, maximumPixelCount: 64_000_000)) {
             _ = try Image.thumbnail(from: data, fittingIn: 256)
         }
@@ -71,7 +59,7 @@ struct PixelLimitTests {
 
     @Test("bombs: a JPEG header declaring 65,000 x 65,000 is refused before any allocation, with or without a target size")
     func jpegBomb() throws {
-        var data = try Self.gradient(width: 16, height: 16)
+        var data = try GradientImage.data(width: 16, height: 16)
         // Rewrite the frame header's size (SOF0: FF C0, length, precision, height, width).
         let sof = try #require(data.indices.first { data[$0] == 0xFF && data[$0 + 1] == 0xC0 })
         for (offset, byte) in [(5, 0xFD), (6, 0xE8), (7, 0xFD), (8, 0xE8)] { data[sof + offset] = UInt8(byte) }
