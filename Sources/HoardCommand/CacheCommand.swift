@@ -10,9 +10,11 @@ struct CacheCommand: AsyncParsableCommand {
         abstract: "Inspect and maintain the cache.",
         discussion: """
             With --remote (or $HOARD_REMOTE), stats also shows each Redis server's view of the \
-            namespace, and put, remove and clear act on the shared cache too: a value removed or \
-            cleared there is gone for every machine (clear also empties their local caches when \
-            they next look). list, get and prune see the local cache only.
+            namespace, and put, remove, forget and clear act on the shared cache too: a value \
+            removed or cleared there is gone for every machine (clear also empties their local \
+            caches when they next look). list, get and prune see the local cache only. Downloaded \
+            originals live in the folder's originals/ cache, with a limit of their own \
+            (--originals-limit); every subcommand covers both.
             """,
         subcommands: [Stats.self, List.self, Get.self, Put.self, Remove.self, Forget.self, Prune.self, Clear.self]
     )
