@@ -159,7 +159,10 @@ struct CacheEconomicsTests {
         #expect(second.standardError.contains("removed its output from an earlier run: \(output)"), "\(second.standardError)")
     }
 
-    @Test("on a terminal the progress line shows a bar and the failures so far")
+    @Test(
+        "on a terminal the progress line shows a bar and the failures so far",
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script"), "needs script(1) for a pseudo-terminal"))
     func progressBar() async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
