@@ -66,14 +66,19 @@ static void hoard_fuzz_check_failure(const hoard_codec_result *result) {
     if (memchr(result->warnings, 0, HOARD_CODEC_WARNINGS_CAPACITY) == NULL) hoard_fuzz_fail("warnings not terminated");
 }
 
-/// What `*_decoder_create` reported must be a raster the caller can allocate.
-static void hoard_fuzz_check_info(const hoard_image_info *info, uint64_t max_pixels) {
+/// What `*_decoder_create` reported must be a raster the caller can allocate: at most
+/// `max_pixels`, from a header declaring at most `declared_factor` times that (64 for JPEG, whose
+/// DCT scaling allocates as little as 1/64 of the declared pixels; 1 for the other formats).
+static void hoard_fuzz_check_info(const hoard_image_info *info, uint64_t max_pixels, uint64_t declared_factor) {
     if (info->width == 0 || info->height == 0) hoard_fuzz_fail("empty output size");
     if (info->channels < 1 || info->channels > 4) hoard_fuzz_fail("channel count outside 1-4");
     if (info->width > info->declared_width || info->height > info->declared_height) {
         hoard_fuzz_fail("output larger than declared");
     }
-    if ((uint64_t)info->declared_width * info->declared_height > max_pixels) {
+    if ((uint64_t)info->width * info->height > max_pixels) {
+        hoard_fuzz_fail("output raster over the pixel limit was accepted");
+    }
+    if ((uint64_t)info->declared_width * info->declared_height > max_pixels * declared_factor) {
         hoard_fuzz_fail("declared size over the pixel limit was accepted");
     }
 }

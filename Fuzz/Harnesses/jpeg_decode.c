@@ -11,7 +11,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         return 0;
     }
     if (result.status != HOARD_CODEC_OK) hoard_fuzz_fail("decoder returned with a failure status");
-    hoard_fuzz_check_info(&info, options.max_pixels);
+    hoard_fuzz_check_info(&info, options.max_pixels, 64);
     if (info.channels != 1 && info.channels != 3) hoard_fuzz_fail("JPEG output is not gray or RGB");
     const uint8_t *exif = NULL;
     size_t exif_length = 0;

@@ -11,7 +11,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         return 0;
     }
     if (result.status != HOARD_CODEC_OK) hoard_fuzz_fail("decoder returned with a failure status");
-    hoard_fuzz_check_info(&info, options.max_pixels);
+    hoard_fuzz_check_info(&info, options.max_pixels, 1);
     if (info.channels != 3 && info.channels != 4) hoard_fuzz_fail("WebP output is not RGB or RGBA");
     if (options.target_size == 0 && (info.width != info.declared_width || info.height != info.declared_height)) {
         hoard_fuzz_fail("WebP output size differs from its header without a target size");
