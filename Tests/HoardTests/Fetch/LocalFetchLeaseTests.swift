@@ -22,42 +22,50 @@ struct LocalFetchLeaseTests {
 
     @Test("two caches on one folder: concurrent misses on one key make one fetch; the other reads its value")
     func twoCachesOneFetch() async throws {
-        let fixture = try HoardFixture { $0.fetchLeaseDuration = 30 }
+        let fixture = try HoardFixture { $0.fetchLeaseDuration = 3_600 }
         defer { fixture.folder.remove() }
         let other = try fixture.reopened()
         let fetches = Fetches()
-        async let first = fixture.hoard.value(forKey: "shared") { () async throws -> String in
+        let gate = AsyncStream.makeStream(of: Void.self)
+        async let first = fixture.hoard.value(forKey: "shared") { () async -> String in
             fetches.record()
-            try await Task.sleep(for: .milliseconds(400))
+            for await _ in gate.stream { break }
             return "fetched once"
         }
-        try await Task.sleep(for: .milliseconds(100))
-        async let second = other.value(forKey: "shared") { () async throws -> String in
+        #expect(await eventually { fetches.value == 1 }, "the first fetch runs and holds the lease")
+        async let second = other.value(forKey: "shared") { () async -> String in
             fetches.record()
             return "fetched twice"
         }
+        #expect(await eventually { other.statistics.sharedFetchWaits == 1 }, "the second waits on the lease")
+        gate.continuation.yield()
         #expect(try await first == "fetched once")
         #expect(try await second == "fetched once")
         #expect(fetches.value == 1)
-        #expect(other.statistics.sharedFetchWaits == 1)
-        // Different keys do not wait for each other.
-        let start = ContinuousClock.now
-        async let slow = fixture.hoard.value(forKey: "slow") { () async throws -> String in
-            try await Task.sleep(for: .seconds(2))
+        // Different keys do not wait for each other: a fetch of another key while "slow" is held
+        // runs at once, without a wait.
+        let slowGate = AsyncStream.makeStream(of: Void.self)
+        async let slow = fixture.hoard.value(forKey: "slow") { () async -> String in
+            fetches.record()
+            for await _ in slowGate.stream { break }
             return "slow"
         }
-        try await Task.sleep(for: .milliseconds(50))
+        #expect(await eventually { fetches.value == 2 })
         #expect(try await other.value(forKey: "fast") { "fast" } == "fast")
-        #expect(ContinuousClock.now - start < .seconds(2), "another key's fetch did not wait")
-        _ = try await slow
+        #expect(other.statistics.sharedFetchWaits == 1, "no wait for another key")
+        slowGate.continuation.yield()
+        #expect(try await slow == "slow")
     }
 
-    @Test("a holder killed (SIGKILL) mid-fetch frees its lease at once: the waiter fetches without waiting out the lease")
+    @Test(
+        "a holder killed (SIGKILL) mid-fetch frees its lease at once: the waiter fetches without waiting out the lease",
+        .timeLimit(.minutes(10)))
     func killedHolder() async throws {
-        let fixture = try HoardFixture { $0.fetchLeaseDuration = 60 }
+        // An hour's lease: a waiter that finishes at all was freed by the kill, not by the bound.
+        let fixture = try HoardFixture { $0.fetchLeaseDuration = 3_600 }
         defer { fixture.folder.remove() }
         let path = fixture.folder.cacheURL.path(percentEncoded: false)
-        let (child, output) = try StressChild.start(["hoard-fetch", path, "key", "600", "from the child"])
+        let (child, output) = try StressChild.start(["hoard-fetch", path, "key", "3600", "from the child"])
         // Wait until the child's fetch runs (it holds the lease).
         let line = await BlockingCall.readLine(output.fileHandleForReading)
         #expect(line == "fetching")
@@ -68,13 +76,13 @@ struct LocalFetchLeaseTests {
                 return "from the waiter"
             }
         }
-        try await Task.sleep(for: .milliseconds(300))
-        #expect(fetches.value == 0, "the waiter waits while the child holds the lease")
+        #expect(await eventually { fixture.hoard.statistics.sharedFetchWaits == 1 }, "the waiter waits on the child")
+        #expect(fetches.value == 0)
         let killed = ContinuousClock.now
         kill(child.processIdentifier, SIGKILL)
         await BlockingCall.waitUntilExit(child)
         #expect(try await waiter.value == "from the waiter")
-        #expect(ContinuousClock.now - killed < .seconds(20), "not the 60 s lease")
+        #expect(ContinuousClock.now - killed < .seconds(1_800), "freed by the kill, not by the hour's lease")
         #expect(fetches.value == 1)
     }
 
