@@ -22,12 +22,13 @@ struct RedisTierTests {
 
     /// Runs `body` with a tier over its own server, then shuts the tier down.
     private func withTier(
-        namespace: String = "tier-tests", configure: (inout RedisTier.Configuration) -> Void = { _ in },
+        namespace: String = "tier-tests", timeout: Duration = .seconds(5),
+        configure: (inout RedisTier.Configuration) -> Void = { _ in },
         _ body: (RedisTier, RedisServer, Fixtures.LogRecorder) async throws -> Void
     ) async throws {
         try await withRedisServer { server in
             let log = Fixtures.LogRecorder()
-            let configuration = try Fixtures.tierConfiguration([server], namespace: namespace) {
+            let configuration = try Fixtures.tierConfiguration([server], namespace: namespace, timeout: timeout) {
                 $0.logger = log.logger(label: "HoardRedisTests")
                 configure(&$0)
             }
@@ -261,7 +262,10 @@ struct RedisTierTests {
 
     @Test("a marks read that started before this process published a mark does not undo it")
     func staleMarksReadKeepsPublishedMark() async throws {
-        try await withTier(configure: { $0.markRefreshInterval = .seconds(60) }) { tier, server, _ in
+        // Deadlines far beyond the pause, however slow the machine: a missed one would open the
+        // breaker and skip the publish, which is not what this test is about.
+        try await withTier(timeout: .seconds(120), configure: { $0.markRefreshInterval = .seconds(60) }) {
+            tier, server, _ in
             let removedAt = Date()
             // The server answers nothing while paused: the read goes out first, the removal's mark
             // after it on the same connection, so the read's reply predates the mark.
