@@ -59,7 +59,10 @@ public struct FolderSnapshot: Equatable, Sendable, CustomStringConvertible {
                 items[key] = .folder
                 try record(path, relative: key)
             case .typeRegular?:
-                items[key] = .file(try Data(contentsOf: URL(filePath: path)))
+                // An empty file (the cache's `fetch-leases`) is read as no bytes without Foundation:
+                // its reader leaks the 4 KiB buffer it allocates for a file of size 0.
+                let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
+                items[key] = .file(size == 0 ? Data() : try Data(contentsOf: URL(filePath: path)))
             case .typeSymbolicLink?:
                 items[key] = .link(try FileManager.default.destinationOfSymbolicLink(atPath: path))
             default:
