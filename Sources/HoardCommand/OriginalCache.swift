@@ -68,12 +68,10 @@ struct OriginalCache: Sendable {
             guard let madeFrom, policy != .never else { return Check(original: nil, thumbnailIsCurrent: true) }
             // A revalidation by a full download: there is no validator to send.
             work.countRevalidation()
-            let response = try await downloader.download(url)
-            guard case .data(let bytes) = response.body else { throw DownloadError.httpStatus(304, "Not Modified") }
-            work.addDownloaded(bytes.count)
+            let (bytes, freshness) = try await download(url, work: work)
             let original = try Self.original(bytes)
             if original.digest != madeFrom { work.countChangedOriginal() }
-            try await keep(original, freshness: response.freshness, identifier: identifier, storingBytes: true)
+            try await keep(original, freshness: freshness, identifier: identifier, storingBytes: true)
             return Check(original: original, thumbnailIsCurrent: original.digest == madeFrom)
         }
         guard policy.shouldRevalidate(record, at: Date()) else {
@@ -95,13 +93,9 @@ struct OriginalCache: Sendable {
     ) async throws -> Original {
         guard let originals = try store.hoard() else {
             // Not kept: downloaded for this input alone (its thumbnail is still made once).
-            let response = try await downloader.download(url)
-            guard case .data(let bytes) = response.body else { throw DownloadError.httpStatus(304, "Not Modified") }
-            work.addDownloaded(bytes.count)
-            work.keep(try await makeThumbnail(bytes))
-            let original = try Self.original(bytes)
+            let (original, freshness) = try await downloadMakingThumbnail(url, work: work, makeThumbnail: makeThumbnail)
             if !work.originalIsTruncated {
-                try await keep(original, freshness: response.freshness, identifier: identifier, storingBytes: false)
+                try await keep(original, freshness: freshness, identifier: identifier, storingBytes: false)
             }
             return original
         }
@@ -110,19 +104,14 @@ struct OriginalCache: Sendable {
             entry = try await originals.encodedEntry(
                 Data.self, forKey: ThumbnailSettings.originalKey(identifier: identifier)
             ) { [self] in
-                let response = try await downloader.download(url)
-                guard case .data(let bytes) = response.body else {
-                    throw DownloadError.httpStatus(304, "Not Modified")
-                }
-                work.addDownloaded(bytes.count)
-                work.keep(try await makeThumbnail(bytes))
-                let original = try Self.original(bytes)
+                let (original, freshness) = try await downloadMakingThumbnail(
+                    url, work: work, makeThumbnail: makeThumbnail)
                 // Not kept: thrown past encodedEntry, which stores only what its fetch returns. A
                 // damaged original is not kept either, nor recorded: the next run asks again.
                 if work.originalIsTruncated { throw NotStoredOriginal(original: original) }
-                guard response.freshness.isStorable else { throw NotStoredOriginal(original: original) }
-                try await keep(original, freshness: response.freshness, identifier: identifier, storingBytes: false)
-                return bytes
+                guard freshness.isStorable else { throw NotStoredOriginal(original: original) }
+                try await keep(original, freshness: freshness, identifier: identifier, storingBytes: false)
+                return original.bytes
             }
         } catch let notStored as NotStoredOriginal {
             return notStored.original
@@ -140,6 +129,24 @@ struct OriginalCache: Sendable {
     }
 
     // MARK: - Private
+
+    /// A full download of `url` (a 304 to an unconditional request is an error), counted in `work`.
+    private func download(_ url: URL, work: InputWork) async throws -> (bytes: Data, freshness: HTTPFreshness) {
+        let response = try await downloader.download(url)
+        guard case .data(let bytes) = response.body else { throw DownloadError.httpStatus(304, "Not Modified") }
+        work.addDownloaded(bytes.count)
+        return (bytes, response.freshness)
+    }
+
+    /// ``download(_:work:)``, then the thumbnail made from it (kept in `work`, so that only a
+    /// decodable original is ever stored), then the original's digest.
+    private func downloadMakingThumbnail(
+        _ url: URL, work: InputWork, makeThumbnail: @Sendable (Data) async throws -> Data
+    ) async throws -> (original: Original, freshness: HTTPFreshness) {
+        let (bytes, freshness) = try await download(url, work: work)
+        work.keep(try await makeThumbnail(bytes))
+        return (try Self.original(bytes), freshness)
+    }
 
     /// A no-store original, carried out of the fetch that must not store it.
     private struct NotStoredOriginal: Error {
