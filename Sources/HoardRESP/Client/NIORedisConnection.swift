@@ -192,9 +192,12 @@ extension NIORedisConnection {
                 let bound = NIOLoopBound(handler, eventLoop: channel.eventLoop)
                 connection = NIORedisConnection(channel: channel, handler: bound, failureBox: failureBox)
             } catch {
+                // The handler is gone when the channel failed and closed before this ran (a TLS
+                // handshake refused at once): what it recorded is the cause.
                 channel.close(promise: nil)
+                let recorded = failureBox.withLockedValue { $0 }
                 return channel.eventLoop.makeFailedFuture(
-                    RedisClientError.connectionClosed(command: "connect", underlying: error))
+                    recorded ?? RedisClientError.connectionClosed(command: "connect", underlying: error))
             }
             return connection.handshake(configuration).map { connection }.flatMapError { error in
                 channel.close(promise: nil)
