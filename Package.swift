@@ -116,10 +116,17 @@ let package = Package(
             name: "Hoard",
             dependencies: ["HoardCore", "HoardImage"]
         ),
+        // The image server's parts that need no HTTP stack: the URL scheme, signatures, source
+        // policy and format negotiation (DESIGN.md, "The server").
+        .target(
+            name: "HoardServer",
+            dependencies: ["Hoard", "HoardSystem"]
+        ),
         .executableTarget(
             name: "HoardCommand",
             dependencies: [
                 "Hoard",
+                "HoardServer",
                 "HoardSystem",
                 "HoardRedis",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -148,6 +155,10 @@ let package = Package(
             ]
         ),
         // HoardSystem on its own: system calls, folders, the lock, SHA-256.
+        .testTarget(
+            name: "HoardServerTests",
+            dependencies: ["HoardServer", "HoardSystem"]
+        ),
         .testTarget(
             name: "HoardSystemTests",
             dependencies: ["HoardSystem", "HoardTestSupport"]

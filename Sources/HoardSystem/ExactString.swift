@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// A string that is equal to another only when their UTF-8 bytes are: a cache key or a path as a
 /// byte string.
 ///
@@ -23,7 +29,14 @@ package struct ExactString: Hashable, Sendable, CustomStringConvertible, Express
     package var description: String { string }
 
     package static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.string.utf8.elementsEqual(rhs.string.utf8)
+        // Byte counts first (constant time for native strings), then one comparison of the bytes:
+        // `utf8.elementsEqual` walks them one by one through the view's indices.
+        guard lhs.string.utf8.count == rhs.string.utf8.count else { return false }
+        var left = lhs.string
+        var right = rhs.string
+        return left.withUTF8 { left in
+            right.withUTF8 { right in left.isEmpty || memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0 }
+        }
     }
 
     package func hash(into hasher: inout Hasher) {

@@ -59,6 +59,9 @@ uint32_t hoard_crc32c_update_path(int path, uint32_t state, const void *bytes, s
 /// (OpenSSL's libcrypto on Linux, CommonCrypto on Apple platforms). Returns 0, or -1 when the
 /// library fails (out of memory, or an OpenSSL configuration without SHA-256).
 int hoard_sha256(const void *bytes, size_t length, uint8_t digest[32]);
+/// Writes the HMAC-SHA256 of `length` bytes under a key of `key_length` bytes to `mac` (32
+/// bytes), with the platform's library. Returns 0, or -1 when the library fails.
+int hoard_hmac_sha256(const void *key, size_t key_length, const void *bytes, size_t length, uint8_t mac[32]);
 
 // MARK: - ThreadSanitizer
 

@@ -1,0 +1,150 @@
+import Foundation
+
+/// A request's path, parsed: `/<signature>/<option>/…/<source>`.
+///
+/// - The signature is the URL-safe Base64 (no padding) of an HMAC-SHA256 over the rest of the
+///   path as received, from its `/` on (see ``URLSigner``); `unsafe` when unsigned URLs are enabled.
+/// - Each option is `name:value`: `w:256`, `h:192`, `fit:fit|fill`, `g:center|north|south|east|west|ne|nw|se|sw`,
+///   `dpr:2`, `q:80`, `f:auto|jpeg|png|webp`, or `p:NAME` for a preset (its options apply at its place;
+///   later options override earlier ones).
+/// - The source is one segment, the URL-safe Base64 of `https://…` or `local:///…`; or `plain/`
+///   followed by the source percent-encoded.
+///
+/// ```swift
+/// let path = try ImagePath(parsing: "/unsafe/w:256/f:webp/plain/https%3A%2F%2Fimages.example%2Fa.jpg")
+/// path.options.width  // 256
+/// ```
+public struct ImagePath: Sendable, Hashable {
+    /// The signature segment as received; `nil` for `unsafe`.
+    public let signature: String?
+    /// The part of the path the signature covers: everything after the signature segment, from its `/`.
+    public let signedPart: String
+    /// The options, presets expanded.
+    public let options: ProcessingOptions
+    /// Where the image comes from.
+    public let source: ImageSource
+
+    /// The longest path accepted, in bytes.
+    public static let maximumLength = 8192
+    /// The signature segment of an unsigned URL.
+    public static let unsignedMarker = "unsafe"
+
+    /// Parses a request's path (percent-encoded, as received, without the query).
+    ///
+    /// - Parameters:
+    ///   - path: The path, starting with `/`.
+    ///   - presets: Named option lists `p:NAME` expands to (each `name:value`).
+    ///   - presetsOnly: Whether options other than `p:` are refused.
+    /// - Throws: ``ServeError/badOptions(_:)``.
+    public init(parsing path: String, presets: [String: [String]] = [:], presetsOnly: Bool = false) throws(ServeError) {
+        guard path.utf8.count <= Self.maximumLength else {
+            throw .badOptions("the path is longer than \(Self.maximumLength) bytes")
+        }
+        var segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        guard path.hasPrefix("/"), let first = segments.popFirst(), !first.isEmpty else {
+            throw .badOptions("the path does not start with /<signature>/")
+        }
+        signature = first == Self.unsignedMarker ? nil : String(first)
+        signedPart = String(path.dropFirst(1 + first.utf8.count))
+        var builder = OptionsBuilder()
+        while let segment = segments.first, segment.contains(":"), segment != "plain" {
+            segments.removeFirst()
+            let (name, value) = Self.split(segment)
+            if name == "p" {
+                guard let preset = presets[value] else { throw .badOptions("p: no preset named \"\(value)\"") }
+                for option in preset {
+                    let (presetName, presetValue) = Self.split(Substring(option))
+                    try builder.apply(presetName, presetValue)
+                }
+            } else {
+                guard !presetsOnly else { throw .badOptions("only presets (p:NAME) are allowed") }
+                try builder.apply(name, value)
+            }
+        }
+        options = try builder.options()
+        source = try ImageSource(parsing: try Self.sourceText(Array(segments)))
+    }
+
+    /// The source's text from the segments after the options.
+    private static func sourceText(_ segments: [Substring]) throws(ServeError) -> String {
+        guard let first = segments.first else { throw .badOptions("the path names no source") }
+        if first == "plain" {
+            let encoded = segments.dropFirst().joined(separator: "/")
+            guard let decoded = encoded.removingPercentEncoding, !decoded.isEmpty else {
+                throw .badOptions("plain/: the source is not valid percent-encoding")
+            }
+            return decoded
+        }
+        guard segments.count == 1 else {
+            throw .badOptions("the source must be one Base64 segment, or follow plain/")
+        }
+        guard let bytes = Base64URL.decode(String(first)), let text = String(validating: bytes, as: UTF8.self) else {
+            throw .badOptions("the source segment is not URL-safe Base64 of UTF-8 text")
+        }
+        return text
+    }
+
+    private static func split(_ segment: Substring) -> (name: String, value: String) {
+        guard let colon = segment.firstIndex(of: ":") else { return (String(segment), "") }
+        return (String(segment[..<colon]), String(segment[segment.index(after: colon)...]))
+    }
+}
+
+/// Collects options in order, checking each value's syntax; the range checks are
+/// ``ProcessingOptions/validate()``'s.
+private struct OptionsBuilder {
+    var width: Int?
+    var height: Int?
+    var fit = ProcessingOptions.Fit.fit
+    var gravity = ProcessingOptions.Gravity.center
+    var pixelRatio = 1.0
+    var quality: Int?
+    var format = ProcessingOptions.Format.auto
+
+    mutating func apply(_ name: String, _ value: String) throws(ServeError) {
+        switch name {
+        case "w": width = try Self.integer(value, name)
+        case "h": height = try Self.integer(value, name)
+        case "fit": fit = try Self.choice(value, name)
+        case "g": gravity = try Self.choice(value, name)
+        case "f": format = try Self.choice(value, name)
+        case "q": quality = try Self.integer(value, name)
+        case "dpr":
+            guard value.utf8.count <= 8, let ratio = Double(value), ratio.isFinite else {
+                throw .badOptions("dpr: \"\(value)\" is not a number")
+            }
+            pixelRatio = ratio
+        default:
+            throw .badOptions("unknown option \"\(name)\"")
+        }
+    }
+
+    func options() throws(ServeError) -> ProcessingOptions {
+        guard let width else { throw .badOptions("w is required") }
+        var options = ProcessingOptions(width: width, height: height)
+        options.fit = fit
+        options.gravity = gravity
+        options.pixelRatio = pixelRatio
+        options.quality = quality
+        options.format = format
+        try options.validate()
+        return options
+    }
+
+    private static func integer(_ value: String, _ name: String) throws(ServeError) -> Int {
+        guard value.utf8.count <= 6, value.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let number = Int(value) else {
+            throw .badOptions("\(name): \"\(value)\" is not a whole number")
+        }
+        return number
+    }
+
+    private static func choice<T: RawRepresentable & CaseIterable>(_ value: String, _ name: String) throws(ServeError)
+        -> T where T.RawValue == String
+    {
+        guard let choice = T(rawValue: value) else {
+            let names = T.allCases.map(\.rawValue).joined(separator: ", ")
+            throw .badOptions("\(name): \"\(value)\" is not one of \(names)")
+        }
+        return choice
+    }
+}

@@ -1,0 +1,26 @@
+import HoardServer
+import Testing
+
+@Suite("FormatNegotiation")
+struct FormatNegotiationTests {
+    @Test("WebP only when named with a quality above zero", arguments: [
+        ("image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8", true),  // Chromium
+        ("image/avif,image/webp,*/*", true),  // Firefox
+        ("image/webp;q=0.5", true), (" IMAGE/WEBP ; q=1 ", true), ("image/webp;q=0", false), ("image/webp;q=0.0", false),
+        ("*/*", false), ("image/*", false), ("image/png,image/jpeg", false), ("", false),
+    ])
+    func webP(accept: String, expected: Bool) {
+        #expect(FormatNegotiation(accept: accept).acceptsWebP == expected)
+    }
+
+    @Test("auto is WebP when accepted, else PNG with alpha and JPEG without; explicit formats stay")
+    func choice() {
+        let chromium = FormatNegotiation(accept: "image/webp,*/*")
+        let old = FormatNegotiation(accept: nil)
+        #expect(chromium.format(for: .auto, isOpaque: true) == .webp)
+        #expect(old.format(for: .auto, isOpaque: true) == .jpeg)
+        #expect(old.format(for: .auto, isOpaque: false) == .png)
+        #expect(chromium.format(for: .png, isOpaque: true) == .png)
+        #expect(old.format(for: .webp, isOpaque: true) == .webp)
+    }
+}
