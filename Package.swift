@@ -171,6 +171,7 @@ let package = Package(
                 "Hoard",
                 // @testable, for unit tests of the HTTP freshness rules.
                 "HoardCommand",
+                "HoardServer",
                 "HoardSystem",
                 "HoardTestSupport",
                 "RedisTestSupport",

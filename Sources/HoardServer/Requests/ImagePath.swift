@@ -148,3 +148,31 @@ private struct OptionsBuilder {
         return choice
     }
 }
+
+extension ImagePath {
+    /// The part of a path a signature covers for `options` and `source`: the options that differ
+    /// from their defaults, then the source as URL-safe Base64. ``URLSigner/signedPath(_:)`` puts
+    /// the signature in front; `"/unsafe" + part` is the unsigned path.
+    ///
+    /// ```swift
+    /// ImagePath.signedPart(options: ProcessingOptions(width: 256), source: source)  // "/w:256/aHR0…"
+    /// ```
+    ///
+    /// - Throws: ``ServeError/badOptions(_:)`` when the options are out of range.
+    public static func signedPart(options: ProcessingOptions, source: ImageSource) throws(ServeError) -> String {
+        try options.validate()
+        var segments = ["w:\(options.width)"]
+        if let height = options.height { segments.append("h:\(height)") }
+        if options.fit != .fit { segments.append("fit:\(options.fit.rawValue)") }
+        if options.gravity != .center { segments.append("g:\(options.gravity.rawValue)") }
+        if options.pixelRatio != 1 { segments.append("dpr:\(Self.ratioText(options.pixelRatio))") }
+        if let quality = options.quality { segments.append("q:\(quality)") }
+        if options.format != .auto { segments.append("f:\(options.format.rawValue)") }
+        segments.append(Base64URL.encode(Array(source.description.utf8)))
+        return "/" + segments.joined(separator: "/")
+    }
+
+    private static func ratioText(_ ratio: Double) -> String {
+        ratio == ratio.rounded() && abs(ratio) < 1e6 ? String(Int(ratio)) : String(ratio)
+    }
+}

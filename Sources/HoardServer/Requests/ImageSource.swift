@@ -38,6 +38,11 @@ public enum ImageSource: Sendable, Hashable, CustomStringConvertible {
         else {
             throw .badOptions("the source is not an http(s) URL or local:///path")
         }
+        // Foundation rewrites a string that is not a valid URL (it percent-encodes it again); such
+        // a source is refused rather than fetched as something else.
+        guard text.utf8.allSatisfy({ $0 < 0x80 }), components.string == text else {
+            throw .badOptions("the source is not a valid URL (percent-encode spaces and non-ASCII characters)")
+        }
         guard components.user == nil, components.password == nil else {
             throw .badOptions("the source URL carries user information")
         }

@@ -43,7 +43,7 @@ struct RecordWriterTests {
         defer { parts.remove() }
         for (key, byteCount) in [("inline", 100), ("segment", 16_000), ("file", 500_000)] {
             let header = parts.header(key, byteCount: byteCount, expiring: parts.clock.now.addingTimeInterval(10))
-            try parts.writer.store(
+            _ = try parts.writer.store(
                 header: header, payload: DiskParts.payload(key, byteCount: byteCount), hash: EntryFiles.keyHash(key),
                 now: parts.clock.now)
         }

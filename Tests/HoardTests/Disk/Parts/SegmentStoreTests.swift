@@ -98,7 +98,7 @@ struct SegmentStoreTests {
         defer { parts.remove() }
         let (first, _) = try append("a", byteCount: 3_000, in: parts)
         let outside = parts.directory.url.appending(path: "outside").path(percentEncoded: false)
-        FileManager.default.createFile(atPath: outside, contents: Data("keep".utf8))
+        _ = FileManager.default.createFile(atPath: outside, contents: Data("keep".utf8))
         let path = parts.segments.path(of: first.id)
         try FileManager.default.removeItem(atPath: path)
         try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: outside)
