@@ -24,6 +24,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.24.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // System libraries: the package manager suggests these packages when a header is missing.
@@ -120,7 +122,13 @@ let package = Package(
         // policy and format negotiation (DESIGN.md, "The server").
         .target(
             name: "HoardServer",
-            dependencies: ["Hoard", "HoardSystem"]
+            dependencies: [
+                "Hoard",
+                "HoardSystem",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .executableTarget(
             name: "HoardCommand",
@@ -130,6 +138,8 @@ let package = Package(
                 "HoardSystem",
                 "HoardRedis",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -157,7 +167,13 @@ let package = Package(
         // HoardSystem on its own: system calls, folders, the lock, SHA-256.
         .testTarget(
             name: "HoardServerTests",
-            dependencies: ["HoardServer", "HoardSystem"]
+            dependencies: [
+                "Hoard", "HoardServer", "HoardSystem", "HoardTestSupport",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
         ),
         .testTarget(
             name: "HoardSystemTests",

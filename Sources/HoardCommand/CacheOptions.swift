@@ -66,12 +66,14 @@ struct CacheOptions: ParsableArguments {
     ///   - fetchLeaseDuration: How long a fetch may hold its lease on a key in `remote` (see
     ///     ``Hoard/Configuration/fetchLeaseDuration``), in seconds.
     ///   - logger: Where the cache logs.
+    ///   - memoryBytes: The memory tier's limit in bytes; 0 (the batch tool's) keeps none.
     func openHoard(
-        remote: (any CacheTier)? = nil, fetchLeaseDuration: Double? = nil, logger: Logger = ToolLogHandler.logger()
+        remote: (any CacheTier)? = nil, fetchLeaseDuration: Double? = nil, memoryBytes: Int = 0,
+        logger: Logger = ToolLogHandler.logger()
     ) throws -> Hoard {
         try Self.open(
             name: "default", directory: directory, mebibytes: cacheLimit - originalsMiB, remote: remote,
-            fetchLeaseDuration: fetchLeaseDuration, logger: logger)
+            fetchLeaseDuration: fetchLeaseDuration, memoryBytes: memoryBytes, logger: logger)
     }
 
     /// Opens the originals' cache (see ``openHoard(remote:fetchLeaseDuration:logger:)``), whose
@@ -89,11 +91,11 @@ struct CacheOptions: ParsableArguments {
 
     private static func open(
         name: String, directory: URL, mebibytes: Int, remote: (any CacheTier)?, fetchLeaseDuration: Double?,
-        expiry: Expiry = .never, logger: Logger
+        expiry: Expiry = .never, memoryBytes: Int = 0, logger: Logger
     ) throws -> Hoard {
         var configuration = Hoard.Configuration(name: name, directory: directory)
-        configuration.memoryCountLimit = 0
-        configuration.memoryCostLimit = 0
+        configuration.memoryCountLimit = memoryBytes > 0 ? 100_000 : 0
+        configuration.memoryCostLimit = memoryBytes
         let (bytes, overflow) = mebibytes.multipliedReportingOverflow(by: 1 << 20)
         guard !overflow else {
             throw ValidationError("--cache-limit \(mebibytes) MiB is more bytes than fit in an Int")

@@ -10,6 +10,6 @@ struct HoardCommand: AsyncParsableCommand {
         commandName: "hoard",
         abstract: "Make thumbnails of many images, and keep them in a cache so that reruns are nearly free.",
         version: version,
-        subcommands: [ThumbnailsCommand.self, CacheCommand.self, URLCommand.self]
+        subcommands: [ThumbnailsCommand.self, CacheCommand.self, ServeCommand.self, URLCommand.self]
     )
 }

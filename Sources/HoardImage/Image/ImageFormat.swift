@@ -49,6 +49,10 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, CustomStringC
     /// The usual lowercase name: `png`, `jpeg`, `webp`, `gif` or `avif`.
     public var description: String { rawValue }
 
+    /// The media type an HTTP response names it by: `image/png`, `image/jpeg`, `image/webp`,
+    /// `image/gif` or `image/avif`.
+    public var mediaType: String { "image/" + rawValue }
+
     /// The conventional file-name extension, without a dot.
     public var fileExtension: String {
         switch self {

@@ -1,0 +1,172 @@
+import ArgumentParser
+import Foundation
+import Hoard
+import HoardServer
+import Hummingbird
+import Logging
+import NIOCore
+import ServiceLifecycle
+
+/// `hoard serve`: an HTTP image server with the cache built in (see ``ImageServer``).
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve resized images over HTTP, from the cache or made once.",
+        discussion: """
+            Answers GET /<signature>/<options>/<source> (print paths with hoard url), /health and \
+            /ready. Signing keys and salts come from HOARD_SERVE_KEY and HOARD_SERVE_SALT (hex; \
+            several pairs separated by commas: the first signs, all verify). Sources must match an \
+            --allow-source prefix (or be local:/// files under --root) and resolve only to public \
+            addresses unless --allow-addresses says otherwise; a prefix on a loopback host allows \
+            that host's loopback address. SIGTERM and SIGINT stop accepting connections and let \
+            requests in flight finish for up to --shutdown-grace seconds.
+
+              hoard serve --bind 127.0.0.1:8080 --cache /var/cache/hoard --allow-source https://images.example/
+            """)
+
+    @Option(help: "Address and port to listen on, HOST:PORT ([::1]:PORT for IPv6; port 0 picks a free one).")
+    var bind = "127.0.0.1:8080"
+    @OptionGroup var cacheOptions: CacheOptions
+    @OptionGroup(title: "Shared cache") var remoteOptions: RemoteOptions
+    @Option(name: .customLong("allow-source"), help: "An allowed source URL prefix (repeatable).")
+    var allowedSources: [String] = []
+    @Option(help: "Serve local:///path sources from this folder.") var root: String?
+    @Option(
+        name: .customLong("allow-addresses"),
+        help: "Also allow sources resolving to these address kinds: private, link-local, metadata, loopback, reserved (repeatable).")
+    var allowedAddressKinds: [String] = []
+    @Flag(help: "Serve /unsafe/ paths, which need no signature.") var allowUnsigned = false
+    @Option(name: .customLong("preset"), help: "A preset, NAME=w:256/f:webp (repeatable); used as p:NAME.")
+    var presets: [String] = []
+    @Flag(help: "Refuse options other than p:NAME.") var presetsOnly = false
+    @Option(help: "The largest source in bytes.") var maxSourceBytes = 32 << 20
+    @Option(help: "The most pixels a source may have.") var maxPixels = 64_000_000
+    @Option(help: "Seconds a request may take, the origin included.") var timeout = 30.0
+    @Option(help: "Decodes at once (default: the cores).") var decodeConcurrency: Int?
+    @Option(help: "Requests that may wait for a decode before the server answers 503.") var queue = 16
+    @Option(help: "Cache-Control max-age of images, in seconds.") var maxAge = 86_400
+    @Option(help: "The memory tier's limit in MiB (0: none).") var memoryLimit = 256
+    @Option(help: "Seconds requests in flight may take to finish after SIGTERM or SIGINT.") var shutdownGrace = 10.0
+
+    func validate() throws {
+        _ = try Self.address(bind)
+        for (name, value, range) in [
+            ("--max-source-bytes", maxSourceBytes, 1...(1 << 34)), ("--max-pixels", maxPixels, 1...1_000_000_000),
+            ("--queue", queue, 0...100_000), ("--max-age", maxAge, 0...(1 << 31)), ("--memory-limit", memoryLimit, 0...(1 << 20)),
+        ] where !range.contains(value) {
+            throw ValidationError("\(name) \(value) is not from \(range.lowerBound) to \(range.upperBound)")
+        }
+        if let decodeConcurrency, !(1...1024).contains(decodeConcurrency) {
+            throw ValidationError("--decode-concurrency \(decodeConcurrency) is not from 1 to 1024")
+        }
+        for (name, seconds) in [("--timeout", timeout), ("--shutdown-grace", shutdownGrace)]
+        where !(seconds.isFinite && seconds > 0 && seconds <= 86_400) {
+            throw ValidationError("\(name) \(seconds) is not a number of seconds from 0 to 86400")
+        }
+        _ = try serverConfiguration()
+    }
+
+    func run() async throws {
+        let logger = ToolLogHandler.logger(label: "Hoard.serve")
+        let (host, port) = try Self.address(bind)
+        let tier = try await remoteOptions.openTier(logger: ToolLogHandler.logger(label: "Hoard.redis"))
+        let hoard = try cacheOptions.openHoard(remote: tier, memoryBytes: memoryLimit << 20)
+        let server: ImageServer
+        do {
+            server = try ImageServer(hoard: hoard, configuration: try serverConfiguration(), logger: logger)
+        } catch {
+            await tier?.shutdown()
+            throw ValidationError("\(error)")
+        }
+        let router = Router()
+        server.addRoutes(to: router)
+        let application = Application(
+            router: router, configuration: .init(address: .hostname(host, port: port), serverName: "hoard"),
+            onServerRunning: { channel in
+                let address = channel.localAddress.map { "\($0.ipAddress ?? host):\($0.port ?? port)" } ?? bind
+                FileHandle.standardError.write(Data("hoard serve: listening on http://\(address)\n".utf8))
+            },
+            logger: logger)
+        var groupConfiguration = ServiceGroupConfiguration(
+            services: [application], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        groupConfiguration.maximumGracefulShutdownDuration = .milliseconds(Int64(shutdownGrace * 1000))
+        do {
+            try await ServiceGroup(configuration: groupConfiguration).run()
+        } catch {
+            try? await server.shutdown()
+            await tier?.shutdown()
+            throw RunFailure("the server stopped: \(error)")
+        }
+        try? await server.shutdown()
+        await tier?.shutdown()
+        FileHandle.standardError.write(Data("hoard serve: stopped\n".utf8))
+    }
+
+    /// The server's configuration from the options and the environment.
+    private func serverConfiguration() throws -> ServerConfiguration {
+        let environment = ProcessInfo.processInfo.environment
+        var signer: URLSigner?
+        if let keys = environment[URLSigner.keyVariable], !keys.isEmpty {
+            do {
+                signer = try URLSigner(keys: keys, salts: environment[URLSigner.saltVariable] ?? "")
+            } catch {
+                throw ValidationError("\(error)")
+            }
+        }
+        var configuration = ServerConfiguration(signer: signer)
+        configuration.allowsUnsigned = allowUnsigned
+        configuration.presetsOnly = presetsOnly
+        for preset in presets {
+            guard let equals = preset.firstIndex(of: "=") else {
+                throw ValidationError("--preset \(preset) is not NAME=OPTIONS")
+            }
+            let options = preset[preset.index(after: equals)...].split(separator: "/").map(String.init)
+            configuration.presets[String(preset[..<equals])] = options
+        }
+        var kinds: Set<IPAddress.Kind> = []
+        for name in allowedAddressKinds {
+            guard let kind = IPAddress.Kind(rawValue: name), kind != .global else {
+                throw ValidationError("--allow-addresses \(name) is not private, link-local, metadata, loopback or reserved")
+            }
+            kinds.insert(kind)
+        }
+        do {
+            configuration.sources = try SourcePolicy(
+                allowing: allowedSources, localRoot: root.map { URL(fileURLWithPath: $0).standardizedFileURL.path },
+                allowedKinds: kinds)
+        } catch {
+            throw ValidationError("--allow-source: \(error)")
+        }
+        configuration.maximumSourceBytes = maxSourceBytes
+        configuration.maximumPixels = maxPixels
+        configuration.requestTimeout = .milliseconds(Int64(timeout * 1000))
+        if let decodeConcurrency { configuration.decodeConcurrency = decodeConcurrency }
+        configuration.queueCapacity = queue
+        configuration.cacheMaxAge = maxAge
+        do {
+            try configuration.validate()
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        // Each preset must parse as options on its own.
+        for name in configuration.presets.keys {
+            do {
+                _ = try ImagePath(parsing: "/unsafe/p:\(name)/plain/https://a.example/x", presets: configuration.presets)
+            } catch {
+                throw ValidationError("--preset \(name): \(error)")
+            }
+        }
+        return configuration
+    }
+
+    /// `HOST:PORT` or `[IPv6]:PORT`, checked.
+    static func address(_ text: String) throws -> (host: String, port: Int) {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
+            (0...65_535).contains(port)
+        else { throw ValidationError("--bind \(text) is not HOST:PORT with a port from 0 to 65535") }
+        var host = String(text[..<colon])
+        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        guard !host.isEmpty else { throw ValidationError("--bind \(text) names no host") }
+        return (host, port)
+    }
+}

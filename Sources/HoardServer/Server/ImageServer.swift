@@ -1,0 +1,192 @@
+import AsyncHTTPClient
+import Foundation
+import HTTPTypes
+import Hoard
+import HoardSystem
+import Hummingbird
+import Logging
+import NIOCore
+
+/// The image server as routes a Hummingbird application mounts: `GET <prefix>/health`,
+/// `GET <prefix>/ready` and `GET <prefix>/<signature>/<options>/<source>` (see ``ImagePath``).
+///
+/// A request is parsed, its signature checked, its source checked against the ``SourcePolicy``,
+/// then answered from the cache or made once: the original read or downloaded, decoded (at most
+/// ``ServerConfiguration/decodeConcurrency`` at once, ``ServerConfiguration/queueCapacity``
+/// waiting, 503 beyond), resized and encoded, stored under the same keys `hoard thumbnails` uses.
+/// One variant is made once per key in this process, and with a shared tier across machines.
+///
+/// ```swift
+/// let server = try ImageServer(hoard: hoard, configuration: configuration)
+/// let router = Router()
+/// server.addRoutes(to: router)
+/// try await Application(router: router).runService()
+/// ```
+public final class ImageServer: Sendable {
+    let hoard: Hoard
+    let configuration: ServerConfiguration
+    let queue: WorkQueue
+    let local: LocalSourceReader?
+    let remote: RemoteSourceFetcher
+    let logger: Logger
+
+    /// A server answering from `hoard` with `configuration`.
+    ///
+    /// - Throws: ``ServeError/badOptions(_:)`` when the configuration does not validate.
+    public init(hoard: Hoard, configuration: ServerConfiguration, logger: Logger = Logger(label: "Hoard.serve"))
+        throws(ServeError)
+    {
+        try configuration.validate()
+        self.hoard = hoard
+        self.configuration = configuration
+        self.logger = logger
+        queue = WorkQueue(concurrency: configuration.decodeConcurrency, capacity: configuration.queueCapacity)
+        local = configuration.sources.localRoot.map {
+            LocalSourceReader(root: $0, maximumBytes: configuration.maximumSourceBytes)
+        }
+        remote = RemoteSourceFetcher(
+            policy: configuration.sources, maximumBytes: configuration.maximumSourceBytes,
+            maximumRedirects: configuration.maximumRedirects, timeout: configuration.requestTimeout,
+            client: RemoteSourceFetcher.makeClient(
+                connectTimeout: configuration.connectTimeout, readTimeout: configuration.requestTimeout))
+    }
+
+    /// Adds the routes to `router` below `prefix` (empty, or `/images` with no trailing slash:
+    /// the full path before the signature, also when `router` is a group).
+    public func addRoutes<Context: RequestContext>(to router: some RouterMethods<Context>, prefix: String = "") {
+        let group = prefix.isEmpty ? "" : prefix
+        router.get(RouterPath(group + "/health")) { _, _ in Response(status: .ok, body: Self.text("ok")) }
+        router.get(RouterPath(group + "/ready")) { [self] _, _ in await readiness() }
+        router.get(RouterPath(group + "/**")) { [self] request, _ in
+            await respond(to: request, path: String(request.uri.path.dropFirst(prefix.count)))
+        }
+    }
+
+    /// Stops the HTTP client; call once the application has stopped.
+    public func shutdown() async throws {
+        try await remote.client.shutdown()
+    }
+
+    /// The answer to one image request: the image, a 304, or the error's status and message.
+    func respond(to request: Request, path: String) async -> Response {
+        do {
+            let image = try await image(for: path, accept: request.headers[.accept])
+            var headers = HTTPFields()
+            headers[.contentType] = image.mediaType
+            headers[.eTag] = image.entityTag
+            headers[.cacheControl] = "public, max-age=\(configuration.cacheMaxAge)"
+            if image.variesByAccept { headers[.vary] = "Accept" }
+            if let condition = request.headers[.ifNoneMatch], Self.matches(condition, image.entityTag) {
+                return Response(status: .notModified, headers: headers)
+            }
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(data: image.bytes)))
+        } catch {
+            let serveError = error as? ServeError ?? .originFailed("\(error)")
+            var headers = HTTPFields()
+            headers[.cacheControl] = "no-store"
+            if case .overloaded(let seconds) = serveError { headers[.retryAfter] = "\(seconds)" }
+            if serveError.status >= 500 {
+                logger.warning("request failed", metadata: ["path": .string(path), "error": .string(serveError.description)])
+            }
+            return Response(
+                status: HTTPResponse.Status(code: serveError.status), headers: headers,
+                body: Self.text(serveError.description))
+        }
+    }
+
+    /// What a request is answered with.
+    struct Answer: Sendable {
+        let bytes: Data
+        let mediaType: String
+        let entityTag: String
+        let variesByAccept: Bool
+    }
+
+    /// The image for a path: parsed, authenticated, its source checked, then from the cache or made.
+    func image(for path: String, accept: String?) async throws -> Answer {
+        let request = try ImagePath(
+            parsing: path, presets: configuration.presets, presetsOnly: configuration.presetsOnly)
+        try authenticate(request)
+        try configuration.sources.prefix(for: request.source)
+        let negotiation = FormatNegotiation(accept: accept)
+        let format: ThumbnailKey.Format =
+            switch request.options.format {
+            case .auto: negotiation.acceptsWebP ? .webp : .auto
+            case .jpeg: .jpeg
+            case .png: .png
+            case .webp: .webp
+            }
+        let bytes: Data
+        switch request.source {
+        case .local(let components):
+            guard let local else { throw ServeError.sourceRefused("local files are not served (no --root)") }
+            let file = try local.open(components)
+            let variant = try Variant(
+                options: request.options, format: format, sourceName: ThumbnailKey.sourceName(ofFile: file.path),
+                fingerprint: file.fingerprint)
+            bytes = try await cached(variant) { try file.read() }
+        case .remote(let url):
+            let variant = try Variant(
+                options: request.options, format: format, sourceName: Self.sourceName(of: url), fingerprint: nil)
+            bytes = try await cached(variant) { [remote] in try await remote.fetch(url) }
+        }
+        let digest = SHA256.hash(Array(bytes)).map { SHA256.hex($0.prefix(16)) } ?? "\(bytes.count)"
+        return Answer(
+            bytes: bytes, mediaType: ImageFormat(sniffing: bytes)?.mediaType ?? "application/octet-stream",
+            entityTag: "\"\(digest)\"", variesByAccept: request.options.format == .auto)
+    }
+
+    /// The variant's bytes from the cache, or made from the original `load` gives (one decode
+    /// per key at a time, in the queue).
+    private func cached(_ variant: Variant, load: @escaping @Sendable () async throws -> Data) async throws -> Data {
+        let maximumPixels = configuration.maximumPixels
+        let entry = try await hoard.encodedEntry(Image.self, forKey: variant.cacheKey) { [queue] in
+            let original = try await load()
+            return try await queue.run { try variant.make(from: original, maximumPixels: maximumPixels) }
+        }
+        if let storeError = entry.storeError {
+            logger.warning("cannot cache a variant", metadata: ["key": .string(variant.cacheKey), "error": "\(storeError)"])
+        }
+        return entry.value
+    }
+
+    private func authenticate(_ request: ImagePath) throws(ServeError) {
+        guard let signature = request.signature else {
+            guard configuration.allowsUnsigned else { throw .signatureRefused("unsigned URLs are not allowed") }
+            return
+        }
+        guard let signer = configuration.signer else { throw .signatureRefused("no signing key is configured") }
+        try signer.verify(signature: signature, signedPart: request.signedPart)
+    }
+
+    private func readiness() async -> Response {
+        do {
+            _ = try await hoard.retrieve(Data.self, forKey: "hoard-serve/readiness")
+            return Response(status: .ok, body: Self.text("ready"))
+        } catch {
+            return Response(status: .serviceUnavailable, body: Self.text("not ready: \(error)"))
+        }
+    }
+
+    /// The tool's source name for a URL (its key's source).
+    private static func sourceName(of url: URL) throws(ServeError) -> String {
+        do {
+            return try ThumbnailKey(url: url, size: 1).source
+        } catch {
+            throw .badOptions("\(error)")
+        }
+    }
+
+    /// Whether an `If-None-Match` value names `entityTag` (weak comparison, or `*`).
+    static func matches(_ condition: String, _ entityTag: String) -> Bool {
+        let strong = entityTag.hasPrefix("W/") ? String(entityTag.dropFirst(2)) : entityTag
+        return condition.split(separator: ",").contains { item in
+            let trimmed = item.trimmingCharacters(in: .whitespaces)
+            return trimmed == "*" || (trimmed.hasPrefix("W/") ? String(trimmed.dropFirst(2)) : trimmed) == strong
+        }
+    }
+
+    private static func text(_ message: String) -> ResponseBody {
+        ResponseBody(byteBuffer: ByteBuffer(string: message + "\n"))
+    }
+}

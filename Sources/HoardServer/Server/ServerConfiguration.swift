@@ -1,0 +1,64 @@
+import Foundation
+
+/// What an ``ImageServer`` accepts and how much it spends: signatures, presets, sources, limits
+/// and the responses' caching.
+///
+/// ```swift
+/// var configuration = ServerConfiguration(signer: try URLSigner(keys: key, salts: salt))
+/// configuration.sources = try SourcePolicy(allowing: ["https://images.example/"])
+/// ```
+public struct ServerConfiguration: Sendable {
+    /// Checks signatures; `nil` serves unsigned URLs only (then ``allowsUnsigned`` must be set).
+    public var signer: URLSigner?
+    /// Whether `/unsafe/…` paths are served. Off by default.
+    public var allowsUnsigned = false
+    /// Named option lists for `p:NAME`.
+    public var presets: [String: [String]] = [:]
+    /// Whether options other than presets are refused.
+    public var presetsOnly = false
+    /// The sources the server may read; none by default.
+    public var sources: SourcePolicy
+    /// The largest source, in bytes (413 beyond). 32 MiB by default.
+    public var maximumSourceBytes = 32 << 20
+    /// The most pixels a source may declare and a decode allocate (413 beyond). 64 million by default.
+    public var maximumPixels = 64_000_000
+    /// How long a request may take in all, origin included (504 for an origin past it).
+    public var requestTimeout: Duration = .seconds(30)
+    /// How long the origin may take to connect.
+    public var connectTimeout: Duration = .seconds(5)
+    /// Redirects followed per source, each checked as the source is.
+    public var maximumRedirects = 5
+    /// Decodes run at once; the machine's cores by default.
+    public var decodeConcurrency = max(1, ProcessInfo.processInfo.activeProcessorCount)
+    /// Requests that may wait for a decode before the server answers 503. 16 by default.
+    public var queueCapacity = 16
+    /// `Cache-Control: max-age` of images, in seconds. One day by default.
+    public var cacheMaxAge = 86_400
+
+    /// A configuration that verifies with `signer` and reads no source until ``sources`` allows some.
+    public init(signer: URLSigner?) {
+        self.signer = signer
+        sources = try! SourcePolicy(allowing: [])
+    }
+
+    /// Checks every number.
+    ///
+    /// - Throws: ``ServeError/badOptions(_:)`` naming the first field out of range, or when
+    ///   neither a signer nor unsigned URLs are configured.
+    public func validate() throws(ServeError) {
+        guard signer != nil || allowsUnsigned else {
+            throw .badOptions("no signing key (HOARD_SERVE_KEY and HOARD_SERVE_SALT) and unsigned URLs are not allowed")
+        }
+        let checks: [(String, Bool)] = [
+            ("maximum source bytes", maximumSourceBytes >= 1), ("maximum pixels", maximumPixels >= 1),
+            ("request timeout", requestTimeout > .zero), ("connect timeout", connectTimeout > .zero),
+            ("maximum redirects", (0...20).contains(maximumRedirects)), ("decode concurrency", decodeConcurrency >= 1),
+            ("queue capacity", queueCapacity >= 0), ("cache max-age", cacheMaxAge >= 0),
+        ]
+        for (name, valid) in checks where !valid { throw .badOptions("\(name) is out of range") }
+        for (name, options) in presets {
+            guard !name.isEmpty, !name.contains("/"), !name.contains(":"), !options.contains(where: { $0.hasPrefix("p:") })
+            else { throw .badOptions("preset \"\(name)\" is not a name, or names another preset") }
+        }
+    }
+}
