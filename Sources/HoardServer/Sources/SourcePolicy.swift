@@ -23,7 +23,8 @@ public struct SourcePolicy: Sendable {
 
         /// Whether this prefix names this machine, so that loopback addresses are allowed for it.
         var isLoopback: Bool {
-            host == "localhost" || IPAddress(host)?.kind == .loopback
+            let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+            return bare == "localhost" || IPAddress(bare)?.kind == .loopback
         }
     }
 

@@ -1,0 +1,100 @@
+import Foundation
+import HTTPTypes
+import Hoard
+import HoardServer
+import HoardTestSupport
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import Testing
+
+@Suite("ImageServer with a loopback origin")
+struct RemoteSourceTests {
+    typealias Fixture = ServerFixture
+
+    @Test("an origin under an allowed loopback prefix is served; its errors, slowness and endless bodies get their statuses")
+    func origin() async throws {
+        let fixture = try Fixture()
+        defer { fixture.directory.remove() }
+        let origin = Origin()
+        try await origin.run { port in
+            let base = "http://127.0.0.1:\(port)"
+            try await fixture.withServer(try fixture.configuration(allowing: [base + "/"])) { client, _ throws in
+                let cases: [(String, HTTPResponse.Status)] = [
+                    ("/photo.jpg", .ok), ("/alpha.png", .ok), ("/redirect-photo", .ok), ("/missing", .notFound),
+                    ("/error", .badGateway), ("/text", .unsupportedMediaType), ("/slow", .gatewayTimeout),
+                    ("/endless", .contentTooLarge), ("/redirect-metadata", .forbidden),
+                ]
+                for (name, status) in cases {
+                    let started = ContinuousClock.now
+                    let response = try await client.execute(
+                        uri: try Fixture.path(base + name, ["w:40"]), method: .get)
+                    #expect(response.status == status, "\(name): \(String(buffer: response.body))")
+                    // The request's time (2 s) bounds every answer, with a margin for a loaded machine.
+                    #expect(ContinuousClock.now - started < .seconds(8), "\(name)")
+                }
+                // The same variant again comes from the cache: no second request to the origin.
+                let before = origin.count("/photo.jpg")
+                _ = try await client.execute(uri: try Fixture.path(base + "/photo.jpg", ["w:40"]), method: .get)
+                #expect(origin.count("/photo.jpg") == before)
+                // The metadata address was refused before any connection: nothing to count, and the
+                // redirect itself was followed once.
+                #expect(origin.count("/redirect-metadata") == 1)
+            }
+        }
+    }
+
+    @Test("SSRF: hosts off the allow-list, and allowed names resolving to refused addresses, are 403 before any request")
+    func addressChecks() async throws {
+        let fixture = try Fixture()
+        defer { fixture.directory.remove() }
+        let origin = Origin()
+        try await origin.run { port in
+            let prefixes = [
+                "http://images.example/", "http://2130706433:\(port)/", "http://0177.0.0.1:\(port)/",
+                "http://0x7f.0.0.1:\(port)/", "http://169.254.169.254/",
+            ]
+            try await fixture.withServer(try fixture.configuration(allowing: prefixes)) { client, _ throws in
+                let sources = [
+                    "http://127.0.0.1:\(port)/photo.jpg",  // not on the list
+                    "http://localhost:\(port)/photo.jpg",  // not on the list either
+                    "http://2130706433:\(port)/photo.jpg", "http://0177.0.0.1:\(port)/photo.jpg",
+                    "http://0x7f.0.0.1:\(port)/photo.jpg",  // allowed names that mean 127.0.0.1
+                    "http://169.254.169.254/latest/meta-data",
+                    "http://[::ffff:127.0.0.1]:\(port)/photo.jpg",  // not on the list
+                ]
+                for source in sources {
+                    let response = try await client.execute(uri: try Fixture.path(source, ["w:40"]), method: .get)
+                    #expect(response.status == .forbidden, "\(source): \(String(buffer: response.body))")
+                }
+            }
+            #expect(origin.count("/photo.jpg") == 0)
+        }
+        // [::1] under its own loopback prefix is allowed; nothing listens there on that port: 502.
+        try await fixture.withServer(try fixture.configuration(allowing: ["http://[::1]:9/"])) { client, _ throws in
+            let response = try await client.execute(uri: try Fixture.path("http://[::1]:9/a.jpg", ["w:40"]), method: .get)
+            #expect(response.status == .badGateway, "\(String(buffer: response.body))")
+        }
+    }
+
+    @Test("concurrent requests for one new variant reach the origin once")
+    func singleFlight() async throws {
+        let fixture = try Fixture()
+        defer { fixture.directory.remove() }
+        let origin = Origin()
+        try await origin.run { port in
+            let base = "http://127.0.0.1:\(port)"
+            try await fixture.withServer(try fixture.configuration(allowing: [base + "/"])) { client, _ throws in
+                let path = try Fixture.path(base + "/counted.jpg", ["w:48"])
+                let bodies = try await withThrowingTaskGroup(of: Data.self) { group in
+                    for _ in 0..<8 {
+                        group.addTask { Data(buffer: try await client.execute(uri: path, method: .get).body) }
+                    }
+                    return try await group.reduce(into: [Data]()) { $0.append($1) }
+                }
+                #expect(Set(bodies).count == 1 && bodies.count == 8)
+                #expect(origin.count("/counted.jpg") == 1)
+            }
+        }
+    }
+}

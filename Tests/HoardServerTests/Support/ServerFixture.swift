@@ -1,0 +1,160 @@
+import Foundation
+import HTTPTypes
+import Hoard
+import HoardServer
+import HoardTestSupport
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+import Synchronization
+
+/// A server over a fresh cache and a root folder of test images, and a loopback origin the test
+/// starts (stopped when the test ends).
+struct ServerFixture: Sendable {
+    static let keys = "00112233445566778899aabbccddeeff,ffeeddccbbaa99887766554433221100"
+    static let salts = "0a0b,0c0d"
+    /// Signs with the first pair.
+    static let signer = try! URLSigner(keys: keys, salts: salts)
+    /// Signs with the second pair alone (an older key still accepted).
+    static let oldSigner = try! URLSigner(keys: String(keys.suffix(32)), salts: "0c0d")
+
+    let directory: TemporaryDirectory
+    let hoard: Hoard
+    /// The root folder's files: photo.jpg (800×600 colours), alpha.png (32×32 RGBA), text.jpg (not an
+    /// image), cut.jpg (half of photo.jpg), big.jpg (over the byte limit).
+    var root: String { directory.url(for: "root").path(percentEncoded: false) }
+
+    static let photo: Data = {
+        var pixels = [UInt8](repeating: 0, count: 800 * 600 * 3)
+        for y in 0..<600 {
+            for x in 0..<800 {
+                let index = (y * 800 + x) * 3
+                pixels[index] = UInt8(x * 255 / 799)
+                pixels[index + 1] = UInt8(y * 255 / 599)
+                pixels[index + 2] = UInt8((x / 100 + y / 100) % 2 * 200)
+            }
+        }
+        return try! Image(width: 800, height: 600, format: .rgb8, pixels: pixels).jpegData(quality: 90)
+    }()
+
+    static let alphaPNG: Data = {
+        let testImages = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().appending(path: "TestImages/PngSuite/basn6a08.png")
+        return try! Data(contentsOf: testImages)
+    }()
+
+    /// The maximum source bytes the fixture's servers use.
+    static let maximumSourceBytes = 2_000_000
+
+    init(function: String = #function) throws {
+        directory = try TemporaryDirectory(function: function)
+        let root = directory.url(for: "root")
+        try FileManager.default.createDirectory(at: root.appending(path: "sub"), withIntermediateDirectories: true)
+        try Self.photo.write(to: root.appending(path: "photo.jpg"))
+        try Self.photo.write(to: root.appending(path: "sub/photo.jpg"))
+        try Self.alphaPNG.write(to: root.appending(path: "alpha.png"))
+        try Data("not an image at all".utf8).write(to: root.appending(path: "text.jpg"))
+        try Self.photo.prefix(Self.photo.count / 2).write(to: root.appending(path: "cut.jpg"))
+        try Data(count: Self.maximumSourceBytes + 1).write(to: root.appending(path: "big.jpg"))
+        var configuration = Hoard.Configuration(name: "serve", directory: directory.cacheURL)
+        configuration.memoryCostLimit = 64 << 20
+        hoard = try Hoard(configuration: configuration)
+    }
+
+    /// The default configuration: signed URLs, unsigned allowed only when asked, the root folder.
+    func configuration(allowing prefixes: [String] = [], unsigned: Bool = false) throws -> ServerConfiguration {
+        var configuration = ServerConfiguration(signer: Self.signer)
+        configuration.allowsUnsigned = unsigned
+        configuration.sources = try SourcePolicy(allowing: prefixes, localRoot: root)
+        configuration.maximumSourceBytes = Self.maximumSourceBytes
+        configuration.requestTimeout = .seconds(2)
+        configuration.presets = ["small": ["w:50", "f:png"]]
+        return configuration
+    }
+
+    /// Runs `body` with a client of an ImageServer over this fixture's cache.
+    func withServer<Value: Sendable>(
+        _ configuration: ServerConfiguration, _ body: @Sendable (any TestClientProtocol, ImageServer) async throws -> Value
+    ) async throws -> Value {
+        let server = try ImageServer(hoard: hoard, configuration: configuration)
+        let router = Router()
+        server.addRoutes(to: router)
+        let application = Application(router: router, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+        do {
+            let value = try await application.test(.router) { client in try await body(client, server) }
+            try await server.shutdown()
+            return value
+        } catch {
+            try? await server.shutdown()
+            throw error
+        }
+    }
+
+    /// A signed path for `source` with `options` (`name:value` segments).
+    static func path(_ source: String, _ options: [String], signer: URLSigner = signer) throws -> String {
+        let encoded = Data(source.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        return try signer.signedPath("/" + (options + [encoded]).joined(separator: "/"))
+    }
+}
+
+/// A loopback origin: `/photo.jpg`, `/alpha.png`, `/text`, `/missing` (404), `/error` (500),
+/// `/slow` (answers after 4 s), `/endless` (a body that never ends), `/redirect-photo`,
+/// `/redirect-metadata` (to 169.254.169.254), `/counted.jpg` (counts its requests).
+final class Origin: Sendable {
+    let requests = Mutex<[String: Int]>([:])
+
+    func count(_ path: String) -> Int { requests.withLock { $0[path] ?? 0 } }
+
+    func run<Value: Sendable>(_ body: @Sendable (Int) async throws -> Value) async throws -> Value {
+        let router = Router()
+        router.middlewares.add(CountingMiddleware(origin: self))
+        router.get("/photo.jpg") { _, _ in Self.image(ServerFixture.photo, "image/jpeg") }
+        router.get("/counted.jpg") { _, _ in
+            try await Task.sleep(for: .milliseconds(200))
+            return Self.image(ServerFixture.photo, "image/jpeg")
+        }
+        router.get("/alpha.png") { _, _ in Self.image(ServerFixture.alphaPNG, "image/png") }
+        router.get("/text") { _, _ in Self.image(Data("hello".utf8), "text/plain") }
+        router.get("/error") { _, _ in Response(status: .internalServerError) }
+        router.get("/slow") { _, _ in
+            try await Task.sleep(for: .seconds(4))
+            return Self.image(ServerFixture.photo, "image/jpeg")
+        }
+        router.get("/endless") { _, _ in
+            Response(
+                status: .ok, headers: [.contentType: "image/jpeg"],
+                body: ResponseBody { writer in
+                    let chunk = ByteBuffer(repeating: 0xFF, count: 64 * 1024)
+                    while !Task.isCancelled { try await writer.write(chunk) }
+                })
+        }
+        router.get("/redirect-photo") { _, _ in Response(status: .found, headers: [.location: "/photo.jpg"]) }
+        router.get("/redirect-metadata") { _, _ in
+            Response(status: .found, headers: [.location: "http://169.254.169.254/latest/meta-data"])
+        }
+        let application = Application(
+            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            logger: Logger(label: "origin") { _ in SwiftLogNoOpLogHandler() })
+        return try await application.test(.live) { client in
+            guard let port = client.port else { throw CocoaError(.featureUnsupported) }
+            return try await body(port)
+        }
+    }
+
+    private static func image(_ data: Data, _ type: String) -> Response {
+        Response(status: .ok, headers: [.contentType: type], body: ResponseBody(byteBuffer: ByteBuffer(data: data)))
+    }
+
+    private struct CountingMiddleware: RouterMiddleware {
+        let origin: Origin
+
+        func handle(
+            _ request: Request, context: BasicRequestContext, next: (Request, BasicRequestContext) async throws -> Response
+        ) async throws -> Response {
+            origin.requests.withLock { $0[request.uri.path, default: 0] += 1 }
+            return try await next(request, context)
+        }
+    }
+}
