@@ -51,6 +51,24 @@ final class BackgroundTool {
     /// The tool's process identifier.
     var processIdentifier: Int32 { process.processIdentifier }
 
+    /// Waits until the tool's standard error holds `text` (polling), and returns it; `nil` when
+    /// the tool exits or `timeLimit` passes first.
+    func waitForError(containing text: String, timeLimit: Duration = .seconds(60)) async throws -> String? {
+        let deadline = ContinuousClock.now + timeLimit
+        while ContinuousClock.now < deadline {
+            let error = String(decoding: try Self.contents(of: errorPath), as: UTF8.self)
+            if error.contains(text) { return error }
+            guard process.isRunning else { return nil }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return nil
+    }
+
+    /// Sends `signal` to the tool.
+    func send(_ signal: Int32) {
+        _ = kill(process.processIdentifier, signal)
+    }
+
     /// Kills the tool at once (`SIGKILL`), as a crash or the out-of-memory killer would.
     func killAbruptly() {
         _ = kill(process.processIdentifier, SIGKILL)
