@@ -1,0 +1,70 @@
+import Foundation
+import Hoard
+import HoardServer
+import HoardTestSupport
+import RedisTestSupport
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+@Suite("hoard serve, a fleet sharing Redis", .requiresRedisServer)
+struct ServeFleetTests {
+    @Test("three servers with their own caches and one Redis: each variant is made from one download in all, and every server answers the same bytes")
+    func fleet() async throws {
+        let scratch = try TemporaryDirectory()
+        defer { scratch.remove() }
+        let photo = try GradientImage.data(width: 1200, height: 900)
+        let origin = TestHTTPServer(routes: [
+            "/a.jpg": .delayed(photo, contentType: "image/jpeg", milliseconds: 300),
+            "/b.jpg": .delayed(photo, contentType: "image/jpeg", milliseconds: 300),
+        ])
+        let base = try await origin.start()
+        try await withRedisServer { redis in
+            var servers: [BackgroundTool] = []
+            defer { for server in servers { server.send(SIGKILL) } }
+            var addresses: [String] = []
+            for index in 0..<3 {
+                let server = try BackgroundTool(
+                    ["serve", "--bind", "127.0.0.1:0", "--cache", scratch.url(for: "cache-\(index)").path,
+                     "--remote", "redis://127.0.0.1:\(redis.port)", "--allow-source", base + "/", "--allow-unsigned"],
+                    folder: scratch.url(for: "serve-\(index)").path)
+                servers.append(server)
+                let log = try #require(
+                    try await server.waitForError(containing: "listening on http://", timeLimit: .seconds(60)),
+                    "server \(index) did not start")
+                addresses.append(String(try #require(log.split(separator: "listening on ").last?.split(separator: "\n").first)))
+            }
+            // 4 variants × 3 servers × 2 rounds, all at once: every server is asked for every variant.
+            let paths = ["/a.jpg", "/b.jpg"].flatMap { source in
+                ["w:64", "w:100/h:50/fit:fill"].map { "/unsafe/\($0)/plain/" + base + source }
+            }
+            let requests = (0..<2).flatMap { _ in addresses.flatMap { address in paths.map { (address, $0) } } }
+            let answers = try await withThrowingTaskGroup(of: (String, Int, Data).self) { group in
+                for (address, path) in requests {
+                    group.addTask {
+                        let (data, response) = try await URLSession.shared.data(from: try #require(URL(string: address + path)))
+                        return (path, (response as? HTTPURLResponse)?.statusCode ?? 0, data)
+                    }
+                }
+                return try await group.reduce(into: [(String, Int, Data)]()) { $0.append($1) }
+            }
+            #expect(answers.count == requests.count && answers.allSatisfy { $0.1 == 200 })
+            for path in paths {
+                let bodies = Set(answers.filter { $0.0 == path }.map(\.2))
+                #expect(bodies.count == 1, "\(path): \(bodies.count) different answers")
+            }
+            // One download per variant in all (no server has an originals cache yet: each variant
+            // downloads its source once, on one machine).
+            #expect(origin.requestCounts["/a.jpg"] == 2 && origin.requestCounts["/b.jpg"] == 2, "\(origin.requestCounts)")
+            for server in servers { server.send(SIGTERM) }
+            for server in servers {
+                let outcome = try await server.finish(timeLimit: .seconds(30))
+                #expect(outcome.status == 0, "\(outcome.standardError)")
+            }
+            servers.removeAll()
+        }
+        await origin.stop()
+    }
+}
