@@ -1,4 +1,5 @@
 import ArgumentParser
+import CoreMetrics
 import Foundation
 import Hoard
 import Logging
@@ -67,13 +68,15 @@ struct CacheOptions: ParsableArguments {
     ///     ``Hoard/Configuration/fetchLeaseDuration``), in seconds.
     ///   - logger: Where the cache logs.
     ///   - memoryBytes: The memory tier's limit in bytes; 0 (the batch tool's) keeps none.
+    ///   - metricsFactory: Where the cache reports its metrics; `nil` for swift-metrics' global one.
     func openHoard(
         remote: (any CacheTier)? = nil, fetchLeaseDuration: Double? = nil, memoryBytes: Int = 0,
-        logger: Logger = ToolLogHandler.logger()
+        metricsFactory: (any MetricsFactory)? = nil, logger: Logger = ToolLogHandler.logger()
     ) throws -> Hoard {
         try Self.open(
             name: "default", directory: directory, mebibytes: cacheLimit - originalsMiB, remote: remote,
-            fetchLeaseDuration: fetchLeaseDuration, memoryBytes: memoryBytes, logger: logger)
+            fetchLeaseDuration: fetchLeaseDuration, memoryBytes: memoryBytes, metricsFactory: metricsFactory,
+            logger: logger)
     }
 
     /// Opens the originals' cache (see ``openHoard(remote:fetchLeaseDuration:logger:)``), whose
@@ -91,7 +94,7 @@ struct CacheOptions: ParsableArguments {
 
     private static func open(
         name: String, directory: URL, mebibytes: Int, remote: (any CacheTier)?, fetchLeaseDuration: Double?,
-        expiry: Expiry = .never, memoryBytes: Int = 0, logger: Logger
+        expiry: Expiry = .never, memoryBytes: Int = 0, metricsFactory: (any MetricsFactory)? = nil, logger: Logger
     ) throws -> Hoard {
         var configuration = Hoard.Configuration(name: name, directory: directory)
         configuration.memoryCountLimit = memoryBytes > 0 ? 100_000 : 0
@@ -103,6 +106,7 @@ struct CacheOptions: ParsableArguments {
         configuration.diskSizeLimit = bytes
         configuration.defaultExpiry = expiry
         configuration.logger = logger
+        if let metricsFactory { configuration.metricsFactory = metricsFactory }
         if let remote { configuration.tiers = [.disk, .custom(remote)] }
         if let fetchLeaseDuration { configuration.fetchLeaseDuration = fetchLeaseDuration }
         return try Hoard(configuration: configuration)

@@ -5,6 +5,7 @@ import HoardServer
 import Hummingbird
 import Logging
 import NIOCore
+import Prometheus
 import ServiceLifecycle
 
 /// `hoard serve`: an HTTP image server with the cache built in (see ``ImageServer``).
@@ -13,8 +14,8 @@ struct ServeCommand: AsyncParsableCommand {
         commandName: "serve",
         abstract: "Serve resized images over HTTP, from the cache or made once.",
         discussion: """
-            Answers GET /<signature>/<options>/<source> (print paths with hoard url), /health and \
-            /ready. Signing keys and salts come from HOARD_SERVE_KEY and HOARD_SERVE_SALT (hex; \
+            Answers GET /<signature>/<options>/<source> (print paths with hoard url), /health, \
+            /ready and /metrics (Prometheus). Signing keys and salts come from HOARD_SERVE_KEY and HOARD_SERVE_SALT (hex; \
             several pairs separated by commas: the first signs, all verify). Sources must match an \
             --allow-source prefix (or be local:/// files under --root) and resolve only to public \
             addresses unless --allow-addresses says otherwise; a prefix on a loopback host allows \
@@ -70,10 +71,14 @@ struct ServeCommand: AsyncParsableCommand {
         let logger = ToolLogHandler.logger(label: "Hoard.serve")
         let (host, port) = try Self.address(bind)
         let tier = try await remoteOptions.openTier(logger: ToolLogHandler.logger(label: "Hoard.redis"))
-        let hoard = try cacheOptions.openHoard(remote: tier, memoryBytes: memoryLimit << 20)
+        let registry = PrometheusCollectorRegistry()
+        let hoard = try cacheOptions.openHoard(
+            remote: tier, memoryBytes: memoryLimit << 20, metricsFactory: PrometheusMetricsFactory(registry: registry))
         let server: ImageServer
         do {
-            server = try ImageServer(hoard: hoard, configuration: try serverConfiguration(), logger: logger)
+            var configuration = try serverConfiguration()
+            configuration.metricsRegistry = registry
+            server = try ImageServer(hoard: hoard, configuration: configuration, logger: logger)
         } catch {
             await tier?.shutdown()
             throw ValidationError("\(error)")

@@ -53,6 +53,11 @@ struct ServeCommandTests {
         #expect(signed.status == 200)
         #expect(signed.body == made, "the server answers with the bytes the tool made for the same key")
         #expect(try await Self.get(base + "/unsafe/w:0/plain/local:///photo.jpg").status == 400)
+        let metrics = try await Self.get(base + "/metrics")
+        let text = String(decoding: metrics.body, as: UTF8.self)
+        #expect(metrics.status == 200)
+        #expect(text.contains(#"hoard_serve_requests_total{status="400"} 1"#), "\(text)")
+        #expect(text.contains(#"hoard_hits_total{cache="default",tier="disk"} 1"#), "\(text)")
 
         server.send(SIGTERM)
         let outcome = try await server.finish(timeLimit: .seconds(30))

@@ -6,6 +6,7 @@ import HoardTestSupport
 import Hummingbird
 import HummingbirdTesting
 import NIOCore
+import Prometheus
 import Testing
 
 @Suite("ImageServer")
@@ -188,6 +189,33 @@ struct ImageServerTests {
         noRoot.sources = try SourcePolicy(allowing: [])
         try await fixture.withServer(noRoot) { client, _ throws in
             #expect(try await Self.get(client, "/unsafe/w:10/plain/local:///photo.jpg").status == .forbidden)
+        }
+    }
+
+    @Test("/metrics: requests by status, time by stage, in flight and queue length, and the cache's hits per tier")
+    func metrics() async throws {
+        let registry = PrometheusCollectorRegistry()
+        let fixture = try Fixture(registry: registry)
+        defer { fixture.directory.remove() }
+        var configuration = try fixture.configuration()
+        configuration.metricsRegistry = registry
+        try await fixture.withServer(configuration) { client, _ throws in
+            let path = try Fixture.path("local:///photo.jpg", ["w:64"])
+            for _ in 0..<3 { #expect(try await Self.get(client, path).status == .ok) }
+            #expect(try await Self.get(client, "/unsafe/w:64/plain/local:///photo.jpg").status == .forbidden)
+            let page = try await Self.get(client, "/metrics")
+            #expect(page.status == .ok && page.headers[.contentType]?.hasPrefix("text/plain") == true)
+            let text = String(buffer: page.body)
+            for line in [
+                #"hoard_serve_requests_total{status="200"} 3"#, #"hoard_serve_requests_total{status="403"} 1"#,
+                #"hoard_serve_duration_seconds_count{stage="total"} 4"#, #"hoard_serve_duration_seconds_count{stage="decode"} 1"#,
+                #"hoard_serve_duration_seconds_count{stage="encode"} 1"#, #"hoard_serve_duration_seconds_count{stage="origin"} 1"#,
+                #"hoard_serve_duration_seconds_count{stage="queue"} 1"#, "hoard_serve_in_flight 0", "hoard_serve_queue_length 0",
+                // Encoded hits come from the byte tiers (the memory tier holds decoded values).
+                #"hoard_hits_total{cache="serve",tier="disk"} 2"#,
+            ] {
+                #expect(text.contains(line), "\(line) missing from:\n\(text)")
+            }
         }
     }
 

@@ -45,12 +45,20 @@ struct Variant: Sendable {
     ///
     /// - Throws: ``ServeError``: `notAnImage` (415) for bytes of no supported format,
     ///   `sourceTooLarge` (413) past the pixel limit, `badImage` (422) for a damaged or cut-short image.
-    func make(from original: Data, maximumPixels: Int) throws(ServeError) -> Data {
+    /// - Parameter record: Told how long decoding (with resizing) and encoding took.
+    func make(
+        from original: Data, maximumPixels: Int, record: (ServerMetrics.Stage, Duration) -> Void = { _, _ in }
+    ) throws(ServeError) -> Data {
         do {
+            var started = ContinuousClock.now
             let (image, warnings) = try render(original, maximumPixels: maximumPixels)
+            record(.decode, ContinuousClock.now - started)
             // A cut-short image decodes partly: never served, or cached, as if whole.
             if warnings.contains(Image.truncationWarning) { throw ServeError.badImage("the image is cut short") }
-            return try thumbnailKey.encoded(image)
+            started = ContinuousClock.now
+            let encoded = try thumbnailKey.encoded(image)
+            record(.encode, ContinuousClock.now - started)
+            return encoded
         } catch let error as ServeError {
             throw error
         } catch let error as ImageError {

@@ -8,7 +8,8 @@ import Logging
 import NIOCore
 
 /// The image server as routes a Hummingbird application mounts: `GET <prefix>/health`,
-/// `GET <prefix>/ready` and `GET <prefix>/<signature>/<options>/<source>` (see ``ImagePath``).
+/// `GET <prefix>/ready`, `GET <prefix>/metrics` (with a registry) and
+/// `GET <prefix>/<signature>/<options>/<source>` (see ``ImagePath``).
 ///
 /// A request is parsed, its signature checked, its source checked against the ``SourcePolicy``,
 /// then answered from the cache or made once: the original read or downloaded, decoded (at most
@@ -29,6 +30,8 @@ public final class ImageServer: Sendable {
     let local: LocalSourceReader?
     let remote: RemoteSourceFetcher
     let logger: Logger
+    let metrics: ServerMetrics?
+    private let inFlight = Lock(0)
 
     /// A server answering from `hoard` with `configuration`.
     ///
@@ -40,6 +43,7 @@ public final class ImageServer: Sendable {
         self.hoard = hoard
         self.configuration = configuration
         self.logger = logger
+        metrics = configuration.metricsRegistry.map(ServerMetrics.init(registry:))
         queue = WorkQueue(concurrency: configuration.decodeConcurrency, capacity: configuration.queueCapacity)
         local = configuration.sources.localRoot.map {
             LocalSourceReader(root: $0, maximumBytes: configuration.maximumSourceBytes)
@@ -57,9 +61,31 @@ public final class ImageServer: Sendable {
         let group = prefix.isEmpty ? "" : prefix
         router.get(RouterPath(group + "/health")) { _, _ in Response(status: .ok, body: Self.text("ok")) }
         router.get(RouterPath(group + "/ready")) { [self] _, _ in await readiness() }
-        router.get(RouterPath(group + "/**")) { [self] request, _ in
-            await respond(to: request, path: String(request.uri.path.dropFirst(prefix.count)))
+        if let metrics {
+            router.get(RouterPath(group + "/metrics")) { _, _ in
+                var headers = HTTPFields()
+                headers[.contentType] = "text/plain; version=0.0.4"
+                return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: metrics.text())))
+            }
         }
+        router.get(RouterPath(group + "/**")) { [self] request, _ in
+            let started = ContinuousClock.now
+            report(inFlightChange: 1)
+            let response = await respond(to: request, path: String(request.uri.path.dropFirst(prefix.count)))
+            report(inFlightChange: -1)
+            metrics?.count(status: response.status.code)
+            metrics?.record(.total, ContinuousClock.now - started)
+            return response
+        }
+    }
+
+    /// Updates the in-flight count and reports it with the queue's length.
+    private func report(inFlightChange change: Int) {
+        let requests = inFlight.withLock { count in
+            count += change
+            return count
+        }
+        metrics?.record(inFlight: requests, queueLength: queue.counts.waiting)
     }
 
     /// Stops the HTTP client; call once the application has stopped.
@@ -140,9 +166,17 @@ public final class ImageServer: Sendable {
     /// per key at a time, in the queue).
     private func cached(_ variant: Variant, load: @escaping @Sendable () async throws -> Data) async throws -> Data {
         let maximumPixels = configuration.maximumPixels
-        let entry = try await hoard.encodedEntry(Image.self, forKey: variant.cacheKey) { [queue] in
+        let entry = try await hoard.encodedEntry(Image.self, forKey: variant.cacheKey) { [queue, metrics] in
+            var started = ContinuousClock.now
             let original = try await load()
-            return try await queue.run { try variant.make(from: original, maximumPixels: maximumPixels) }
+            metrics?.record(.origin, ContinuousClock.now - started)
+            started = ContinuousClock.now
+            return try await queue.run {
+                metrics?.record(.queue, ContinuousClock.now - started)
+                return try variant.make(from: original, maximumPixels: maximumPixels) { stage, duration in
+                    metrics?.record(stage, duration)
+                }
+            }
         }
         if let storeError = entry.storeError {
             logger.warning("cannot cache a variant", metadata: ["key": .string(variant.cacheKey), "error": "\(storeError)"])

@@ -1,4 +1,5 @@
 import Foundation
+import Prometheus
 
 /// What an ``ImageServer`` accepts and how much it spends: signatures, presets, sources, limits
 /// and the responses' caching.
@@ -34,6 +35,10 @@ public struct ServerConfiguration: Sendable {
     public var queueCapacity = 16
     /// `Cache-Control: max-age` of images, in seconds. One day by default.
     public var cacheMaxAge = 86_400
+    /// Where the server's metrics go; with one, `GET /metrics` serves it in Prometheus's text
+    /// format (give the cache's configuration a `PrometheusMetricsFactory` over the same registry
+    /// for its hits per tier). `nil` by default: no metrics, no route.
+    public var metricsRegistry: PrometheusCollectorRegistry?
 
     /// A configuration that verifies with `signer` and reads no source until ``sources`` allows some.
     public init(signer: URLSigner?) {

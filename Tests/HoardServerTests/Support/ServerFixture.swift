@@ -7,6 +7,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import NIOCore
+import Prometheus
 import Synchronization
 
 /// A server over a fresh cache and a root folder of test images, and a loopback origin the test
@@ -47,7 +48,8 @@ struct ServerFixture: Sendable {
     /// The maximum source bytes the fixture's servers use.
     static let maximumSourceBytes = 2_000_000
 
-    init(function: String = #function) throws {
+    /// - Parameter registry: Where the cache reports its metrics, if anywhere.
+    init(registry: PrometheusCollectorRegistry? = nil, function: String = #function) throws {
         directory = try TemporaryDirectory(function: function)
         let root = directory.url(for: "root")
         try FileManager.default.createDirectory(at: root.appending(path: "sub"), withIntermediateDirectories: true)
@@ -59,6 +61,7 @@ struct ServerFixture: Sendable {
         try Data(count: Self.maximumSourceBytes + 1).write(to: root.appending(path: "big.jpg"))
         var configuration = Hoard.Configuration(name: "serve", directory: directory.cacheURL)
         configuration.memoryCostLimit = 64 << 20
+        if let registry { configuration.metricsFactory = PrometheusMetricsFactory(registry: registry) }
         hoard = try Hoard(configuration: configuration)
     }
 
