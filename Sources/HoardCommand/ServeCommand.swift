@@ -46,7 +46,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Decodes at once (default: the cores).") var decodeConcurrency: Int?
     @Option(help: "Requests that may wait for a decode before the server answers 503.") var queue = 16
     @Option(help: "Cache-Control max-age of images, in seconds.") var maxAge = 86_400
-    @Option(help: "The memory tier's limit in MiB (0: none).") var memoryLimit = 256
+    @Option(help: "MiB of answers kept in memory (0: none).") var memoryLimit = 256
     @Option(help: "Seconds requests in flight may take to finish after SIGTERM or SIGINT.") var shutdownGrace = 10.0
 
     func validate() throws {
@@ -72,8 +72,9 @@ struct ServeCommand: AsyncParsableCommand {
         let (host, port) = try Self.address(bind)
         let tier = try await remoteOptions.openTier(logger: ToolLogHandler.logger(label: "Hoard.redis"))
         let registry = PrometheusCollectorRegistry()
-        let hoard = try cacheOptions.openHoard(
-            remote: tier, memoryBytes: memoryLimit << 20, metricsFactory: PrometheusMetricsFactory(registry: registry))
+        // The server keeps encoded answers in memory itself: the cache's memory tier (decoded
+        // values) would sit unused.
+        let hoard = try cacheOptions.openHoard(remote: tier, metricsFactory: PrometheusMetricsFactory(registry: registry))
         let server: ImageServer
         do {
             var configuration = try serverConfiguration()
@@ -148,6 +149,7 @@ struct ServeCommand: AsyncParsableCommand {
         if let decodeConcurrency { configuration.decodeConcurrency = decodeConcurrency }
         configuration.queueCapacity = queue
         configuration.cacheMaxAge = maxAge
+        configuration.memoryBytes = memoryLimit << 20
         do {
             try configuration.validate()
         } catch {

@@ -192,7 +192,7 @@ struct ImageServerTests {
         }
     }
 
-    @Test("/metrics: requests by status, time by stage, in flight and queue length, and the cache's hits per tier")
+    @Test("/metrics: requests by status, time by stage, in flight, queue length, memory answers and the cache's counters")
     func metrics() async throws {
         let registry = PrometheusCollectorRegistry()
         let fixture = try Fixture(registry: registry)
@@ -211,8 +211,8 @@ struct ImageServerTests {
                 #"hoard_serve_duration_seconds_count{stage="total"} 4"#, #"hoard_serve_duration_seconds_count{stage="decode"} 1"#,
                 #"hoard_serve_duration_seconds_count{stage="encode"} 1"#, #"hoard_serve_duration_seconds_count{stage="origin"} 1"#,
                 #"hoard_serve_duration_seconds_count{stage="queue"} 1"#, "hoard_serve_in_flight 0", "hoard_serve_queue_length 0",
-                // Encoded hits come from the byte tiers (the memory tier holds decoded values).
-                #"hoard_hits_total{cache="serve",tier="disk"} 2"#,
+                // The second and third answers come from the server's memory, not the cache's tiers.
+                "hoard_serve_memory_hits_total 2", #"hoard_misses_total{cache="serve",tier="disk"} 1"#,
             ] {
                 #expect(text.contains(line), "\(line) missing from:\n\(text)")
             }

@@ -31,6 +31,8 @@ public final class ImageServer: Sendable {
     let remote: RemoteSourceFetcher
     let logger: Logger
     let metrics: ServerMetrics?
+    /// Answers recently made or read, by cache key: a warm request costs no disk read.
+    let answers: MemoryCache<String, Answer>?
     private let inFlight = Lock(0)
 
     /// A server answering from `hoard` with `configuration`.
@@ -44,6 +46,13 @@ public final class ImageServer: Sendable {
         self.configuration = configuration
         self.logger = logger
         metrics = configuration.metricsRegistry.map(ServerMetrics.init(registry:))
+        // A short expiry bounds how long a removal made elsewhere (another machine, `hoard cache
+        // forget`) goes unseen here.
+        answers =
+            configuration.memoryBytes > 0
+            ? try? MemoryCache(
+                configuration: .init(costLimit: configuration.memoryBytes, defaultExpiry: .seconds(60)))
+            : nil
         queue = WorkQueue(concurrency: configuration.decodeConcurrency, capacity: configuration.queueCapacity)
         local = configuration.sources.localRoot.map {
             LocalSourceReader(root: $0, maximumBytes: configuration.maximumSourceBytes)
@@ -142,24 +151,32 @@ public final class ImageServer: Sendable {
             case .png: .png
             case .webp: .webp
             }
-        let bytes: Data
+        let variant: Variant
+        let load: @Sendable () async throws -> Data
         switch request.source {
         case .local(let components):
             guard let local else { throw ServeError.sourceRefused("local files are not served (no --root)") }
             let file = try local.open(components)
-            let variant = try Variant(
+            variant = try Variant(
                 options: request.options, format: format, sourceName: ThumbnailKey.sourceName(ofFile: file.path),
                 fingerprint: file.fingerprint)
-            bytes = try await cached(variant) { try file.read() }
+            load = { try file.read() }
         case .remote(let url):
-            let variant = try Variant(
+            variant = try Variant(
                 options: request.options, format: format, sourceName: Self.sourceName(of: url), fingerprint: nil)
-            bytes = try await cached(variant) { [remote] in try await remote.fetch(url) }
+            load = { [remote] in try await remote.fetch(url) }
         }
+        if let answer = answers?.value(forKey: variant.cacheKey) {
+            metrics?.countMemoryHit()
+            return answer
+        }
+        let bytes = try await cached(variant, load: load)
         let digest = SHA256.hash(Array(bytes)).map { SHA256.hex($0.prefix(16)) } ?? "\(bytes.count)"
-        return Answer(
+        let answer = Answer(
             bytes: bytes, mediaType: ImageFormat(sniffing: bytes)?.mediaType ?? "application/octet-stream",
             entityTag: "\"\(digest)\"", variesByAccept: request.options.format == .auto)
+        try? answers?.setValue(answer, forKey: variant.cacheKey, cost: bytes.count)
+        return answer
     }
 
     /// The variant's bytes from the cache, or made from the original `load` gives (one decode

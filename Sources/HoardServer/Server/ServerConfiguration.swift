@@ -35,6 +35,9 @@ public struct ServerConfiguration: Sendable {
     public var queueCapacity = 16
     /// `Cache-Control: max-age` of images, in seconds. One day by default.
     public var cacheMaxAge = 86_400
+    /// Bytes of answers kept in memory (least recently used go first, each for at most a
+    /// minute); 0 keeps none. 256 MiB by default.
+    public var memoryBytes = 256 << 20
     /// Where the server's metrics go; with one, `GET /metrics` serves it in Prometheus's text
     /// format (give the cache's configuration a `PrometheusMetricsFactory` over the same registry
     /// for its hits per tier). `nil` by default: no metrics, no route.
@@ -58,7 +61,7 @@ public struct ServerConfiguration: Sendable {
             ("maximum source bytes", maximumSourceBytes >= 1), ("maximum pixels", maximumPixels >= 1),
             ("request timeout", requestTimeout > .zero), ("connect timeout", connectTimeout > .zero),
             ("maximum redirects", (0...20).contains(maximumRedirects)), ("decode concurrency", decodeConcurrency >= 1),
-            ("queue capacity", queueCapacity >= 0), ("cache max-age", cacheMaxAge >= 0),
+            ("queue capacity", queueCapacity >= 0), ("cache max-age", cacheMaxAge >= 0), ("memory bytes", memoryBytes >= 0),
         ]
         for (name, valid) in checks where !valid { throw .badOptions("\(name) is out of range") }
         for (name, options) in presets {

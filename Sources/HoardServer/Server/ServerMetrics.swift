@@ -47,6 +47,11 @@ struct ServerMetrics: Sendable {
         CoreMetrics.Counter(label: "hoard_serve_requests_total", dimensions: [("status", String(status))], factory: factory).increment()
     }
 
+    /// Counts one answer served from the server's memory.
+    func countMemoryHit() {
+        CoreMetrics.Counter(label: "hoard_serve_memory_hits_total", factory: factory).increment()
+    }
+
     /// Records how long `stage` took.
     func record(_ stage: Stage, _ duration: Duration) {
         durations[stage]?.recordNanoseconds(Self.nanoseconds(duration))
