@@ -119,12 +119,23 @@ let package = Package(
             name: "Hoard",
             dependencies: ["HoardCore", "HoardImage"]
         ),
+        // Downloaded originals kept fresh as HTTP says (RFC 9111): the downloader, the freshness
+        // rules and the originals' cache that `hoard thumbnails` and `hoard serve` share.
+        .target(
+            name: "HoardOriginals",
+            dependencies: [
+                "Hoard",
+                "HoardSystem",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
+        ),
         // The image server's parts that need no HTTP stack: the URL scheme, signatures, source
         // policy and format negotiation (DESIGN.md, "The server").
         .target(
             name: "HoardServer",
             dependencies: [
                 "Hoard",
+                "HoardOriginals",
                 "HoardSystem",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -137,6 +148,7 @@ let package = Package(
             name: "HoardCommand",
             dependencies: [
                 "Hoard",
+                "HoardOriginals",
                 "HoardServer",
                 "HoardSystem",
                 "HoardRedis",
@@ -192,6 +204,7 @@ let package = Package(
                 "Hoard",
                 // @testable, for unit tests of the HTTP freshness rules.
                 "HoardCommand",
+                "HoardOriginals",
                 "HoardServer",
                 "HoardSystem",
                 "HoardTestSupport",

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Hoard
+import HoardOriginals
 
 extension CacheCommand {
     struct Forget: AsyncParsableCommand {

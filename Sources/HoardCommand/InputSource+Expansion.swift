@@ -1,3 +1,4 @@
+import HoardOriginals
 import Foundation
 import HoardSystem
 

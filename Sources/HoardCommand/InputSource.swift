@@ -1,5 +1,6 @@
 import Foundation
 import Hoard
+import HoardOriginals
 import HoardSystem
 
 /// Where one input's bytes come from.

@@ -1,5 +1,6 @@
 import Foundation
 import Hoard
+import HoardOriginals
 import HoardSystem
 
 /// Runs the pipeline over every input: cache lookup, download or read, decode with decode-time

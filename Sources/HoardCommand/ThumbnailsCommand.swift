@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Hoard
+import HoardOriginals
 import HoardRedis
 
 /// `hoard thumbnails`: the batch job.

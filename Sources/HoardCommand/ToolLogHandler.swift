@@ -1,5 +1,6 @@
 import Foundation
 import Hoard
+import HoardOriginals
 import Logging
 
 /// Where the cache and the shared tier log in the tool: standard error, as swift-log's default

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import HoardCommand
+@testable import HoardOriginals
 
 /// The HTTP caching rules the tool keeps originals by (RFC 9111): `Cache-Control` and HTTP-date
 /// parsing, freshness lifetime and current age, with hostile values.

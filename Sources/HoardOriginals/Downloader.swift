@@ -17,16 +17,16 @@ import NIOHTTP1
 ///
 /// A conditional request (``download(_:conditions:)`` with the cached original's validators)
 /// may be answered `304 Not Modified`, which is a result, not an error.
-final class Downloader: Sendable {
+package final class Downloader: Sendable {
     /// The time limit per download, in seconds (`--timeout`, validated to 0.001...86400).
-    let timeout: Double
-    let maximumBytes: Int
-    let maximumRedirects: Int
+    package let timeout: Double
+    package let maximumBytes: Int
+    package let maximumRedirects: Int
     /// ``timeout`` in whole milliseconds, at least 1.
     private let timeoutMilliseconds: Int64
     private let createdClient = Lock<HTTPClient?>(nil)
 
-    init(timeout: Double, maximumBytes: Int, maximumRedirects: Int) {
+    package init(timeout: Double, maximumBytes: Int, maximumRedirects: Int) {
         self.timeout = timeout
         self.maximumBytes = maximumBytes
         self.maximumRedirects = maximumRedirects
@@ -34,12 +34,12 @@ final class Downloader: Sendable {
     }
 
     /// The longest `--timeout` accepted, in seconds: one day.
-    static let maximumTimeout = 86_400.0
+    package static let maximumTimeout = 86_400.0
 
     /// `seconds` in whole milliseconds, rounded up, clamped to 1 ms...one day (NaN gives 1 ms):
     /// total, so that no value can trap converting to an integer. `validate()` has already
-    /// refused anything outside ``ThumbnailsCommand/Limits/timeout``.
-    static func milliseconds(_ seconds: Double) -> Int64 {
+    /// refused anything outside the tool's limits.
+    package static func milliseconds(_ seconds: Double) -> Int64 {
         let milliseconds = (seconds * 1000).rounded(.up)
         guard milliseconds >= 1 else { return 1 }  // also NaN
         guard milliseconds <= maximumTimeout * 1000 else { return Int64(maximumTimeout * 1000) }
@@ -73,7 +73,7 @@ final class Downloader: Sendable {
     ///   - conditions: The validators of a cached original, for a conditional request; `nil`
     ///     for a plain one (then a 304 is an error, as any other status outside 2xx).
     /// - Throws: ``DownloadError`` naming what went wrong.
-    func download(_ url: URL, conditions: RequestConditions? = nil) async throws(DownloadError) -> DownloadResponse {
+    package func download(_ url: URL, conditions: RequestConditions? = nil) async throws(DownloadError) -> DownloadResponse {
         do {
             // The whole request, body included, races the time limit.
             return try await withThrowingTaskGroup(of: DownloadResponse?.self) { group in
@@ -145,13 +145,13 @@ final class Downloader: Sendable {
     }
 
     /// Shuts the client down, if a download created it.
-    func shutdown() async throws {
+    package func shutdown() async throws {
         try await createdClient.withLock { $0 }?.shutdown()
     }
 }
 
 /// Why a download failed.
-enum DownloadError: Error, Sendable, CustomStringConvertible {
+package enum DownloadError: Error, Sendable, CustomStringConvertible {
     case httpStatus(Int, String)
     case tooLarge(limit: Int)
     case timedOut(seconds: Double)
@@ -160,7 +160,7 @@ enum DownloadError: Error, Sendable, CustomStringConvertible {
     case connectionRefused
     case failed(String)
 
-    init(_ error: any Error, timeout: Double) {
+    package init(_ error: any Error, timeout: Double) {
         switch error {
         case let error as HTTPClientError where error == .redirectCycleDetected: self = .redirectLoop
         case let error as HTTPClientError where error == .redirectLimitReached: self = .tooManyRedirects
@@ -173,7 +173,7 @@ enum DownloadError: Error, Sendable, CustomStringConvertible {
         }
     }
 
-    var description: String {
+    package var description: String {
         switch self {
         case .httpStatus(let code, let reason): "HTTP \(code) \(reason)"
         case .tooLarge(let limit): "download is larger than the limit of \(limit) bytes"

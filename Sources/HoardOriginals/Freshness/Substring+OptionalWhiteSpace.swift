@@ -5,7 +5,7 @@ extension Substring {
     /// ```swift
     /// " max-age=60\t"[...].trimmingOptionalWhiteSpace()  // "max-age=60"
     /// ```
-    func trimmingOptionalWhiteSpace() -> Substring {
+    package func trimmingOptionalWhiteSpace() -> Substring {
         var text = self
         while let first = text.first, first == " " || first == "\t" { text = text.dropFirst() }
         while let last = text.last, last == " " || last == "\t" { text = text.dropLast() }

@@ -16,16 +16,16 @@ import Hoard
 ///     URLCredentials(of: url)?.user  // "ann"
 /// }
 /// ```
-struct URLCredentials: Sendable, Hashable {
+package struct URLCredentials: Sendable, Hashable {
     /// The user name, percent-decoded.
-    let user: String
+    package let user: String
     /// The password, percent-decoded, or `nil` when the URL has none.
-    let password: String?
+    package let password: String?
     /// The user information as written in the URL (`user:password`, percent-encoded).
-    let userinfo: String
+    package let userinfo: String
 
     /// The credentials in `url`, or `nil` when it has no user information.
-    init?(of url: URL) {
+    package init?(of url: URL) {
         guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return nil }
         let encodedUser = components.percentEncodedUser
         let encodedPassword = components.percentEncodedPassword
@@ -37,7 +37,7 @@ struct URLCredentials: Sendable, Hashable {
 
     /// The strings that must never be shown: the password (or the user name, when there is no
     /// password) as written and decoded, and the basic authentication header's encoding.
-    var secrets: [String] {
+    package var secrets: [String] {
         let secret = password ?? user
         let written = userinfo.split(separator: ":", maxSplits: 1).last.map(String.init) ?? userinfo
         let basic = Data("\(user):\(password ?? "")".utf8).base64EncodedString()
@@ -45,7 +45,7 @@ struct URLCredentials: Sendable, Hashable {
     }
 
     /// `url` without its user information: what is requested, and what errors may quote.
-    static func removing(from url: URL) -> URL {
+    package static func removing(from url: URL) -> URL {
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url }
         components.percentEncodedUser = nil
         components.percentEncodedPassword = nil
@@ -56,7 +56,7 @@ struct URLCredentials: Sendable, Hashable {
     /// `scheme://user@` as `scheme://***@`.
     ///
     /// - Complexity: O(*n*) in the length of `text`.
-    static func redactingPasswords(in text: String) -> String {
+    package static func redactingPasswords(in text: String) -> String {
         var result = ""
         var rest = text[...]
         while let separator = rest.range(of: "://") {
@@ -80,7 +80,7 @@ struct URLCredentials: Sendable, Hashable {
     /// `text` with user information in URLs redacted (see ``redactingPasswords(in:)``) and every
     /// occurrence of `secrets` (see ``secrets``) replaced by `***`: an error message may quote a
     /// password decoded, or outside a URL.
-    static func redacting(_ text: String, secrets: [String]) -> String {
+    package static func redacting(_ text: String, secrets: [String]) -> String {
         var redacted = redactingPasswords(in: text)
         for secret in secrets.sorted(by: { $0.count > $1.count }) where !secret.isEmpty {
             redacted = redacted.replacingOccurrences(of: secret, with: "***")

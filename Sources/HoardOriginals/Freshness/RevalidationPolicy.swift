@@ -2,7 +2,7 @@ import Foundation
 import ArgumentParser
 
 /// What `--revalidate` accepts: when a cached original is checked with its server.
-enum RevalidationPolicy: String, ExpressibleByArgument, Sendable, CaseIterable {
+package enum RevalidationPolicy: String, ExpressibleByArgument, Sendable, CaseIterable {
     /// Never: whatever is cached is used, fresh or stale, without a request.
     case never
     /// When HTTP says the original is stale (the default): a fresh one is used without a request.
@@ -11,7 +11,7 @@ enum RevalidationPolicy: String, ExpressibleByArgument, Sendable, CaseIterable {
     case always
 
     /// Whether an original with `record` is revalidated at `now`.
-    func shouldRevalidate(_ record: OriginalRecord, at now: Date) -> Bool {
+    package func shouldRevalidate(_ record: OriginalRecord, at now: Date) -> Bool {
         switch self {
         case .never: false
         case .stale: !record.freshness.isFresh(at: now)

@@ -15,36 +15,36 @@ import Foundation
 /// let freshness = HTTPFreshness(field: { response.headers[$0] }, requestTime: sent, responseTime: received)
 /// if !freshness.isFresh(at: Date()) { /* revalidate with freshness.entityTag, freshness.lastModified */ }
 /// ```
-struct HTTPFreshness: Sendable, Equatable, Codable {
+package struct HTTPFreshness: Sendable, Equatable, Codable {
     /// Where a freshness lifetime came from.
-    enum LifetimeSource: String, Sendable, Equatable {
+    package enum LifetimeSource: String, Sendable, Equatable {
         case maxAge, expires, lastModifiedHeuristic, defaultLifetime
     }
 
     /// The lifetime of an original whose response says nothing of freshness, in seconds: a day,
     /// so that a rerun the same day makes no request.
-    static let defaultLifetime: Double = 86_400
+    package static let defaultLifetime: Double = 86_400
     /// The longest lifetime the `Last-Modified` heuristic gives, in seconds: a day.
-    static let maximumHeuristicLifetime: Double = 86_400
+    package static let maximumHeuristicLifetime: Double = 86_400
     /// The share of the time since `Last-Modified` the heuristic gives (RFC 9111 §4.2.2's 10%).
-    static let heuristicFraction = 0.1
+    package static let heuristicFraction = 0.1
 
     /// `ETag`, as sent (a weak `W/"x"` included): returned in `If-None-Match`.
-    var entityTag: String?
+    package var entityTag: String?
     /// `Last-Modified`, as sent: returned in `If-Modified-Since`, and the heuristic's base.
-    var lastModified: String?
+    package var lastModified: String?
     /// `Date`, as sent.
-    var date: String?
+    package var date: String?
     /// Every `Expires` field line.
-    var expires: [String]
+    package var expires: [String]
     /// Every `Cache-Control` field line.
-    var cacheControl: [String]
+    package var cacheControl: [String]
     /// `Age`, as sent.
-    var age: String?
+    package var age: String?
     /// When the request was sent.
-    var requestTime: Date
+    package var requestTime: Date
     /// When the response's head arrived.
-    var responseTime: Date
+    package var responseTime: Date
 
     /// Reads the caching fields of a response.
     ///
@@ -52,7 +52,7 @@ struct HTTPFreshness: Sendable, Equatable, Codable {
     ///   - field: The field lines of a lower-case field name, in order (none: empty).
     ///   - requestTime: When the request was sent.
     ///   - responseTime: When the response's head arrived.
-    init(field: (String) -> [String], requestTime: Date, responseTime: Date) {
+    package init(field: (String) -> [String], requestTime: Date, responseTime: Date) {
         entityTag = field("etag").first
         lastModified = field("last-modified").first
         date = field("date").first
@@ -66,7 +66,7 @@ struct HTTPFreshness: Sendable, Equatable, Codable {
     /// The freshness after a `304 Not Modified` (RFC 9111 §4.3.4): the fields the 304 carries
     /// replace the stored ones, the others stay, and its times and `Date` and `Age` (never the
     /// old ones, which would age the original by the time it was kept) are the new base.
-    func updated(byNotModified notModified: HTTPFreshness) -> HTTPFreshness {
+    package func updated(byNotModified notModified: HTTPFreshness) -> HTTPFreshness {
         var updated = self
         updated.entityTag = notModified.entityTag ?? entityTag
         updated.lastModified = notModified.lastModified ?? lastModified
@@ -80,25 +80,25 @@ struct HTTPFreshness: Sendable, Equatable, Codable {
     }
 
     /// The response's `Cache-Control` directives.
-    var control: CacheControl { CacheControl(fieldLines: cacheControl) }
+    package var control: CacheControl { CacheControl(fieldLines: cacheControl) }
 
     /// Whether the original may be kept at all (no `no-store`).
-    var isStorable: Bool { !control.noStore }
+    package var isStorable: Bool { !control.noStore }
 
     /// Whether a stale original must not be used when revalidation fails (`must-revalidate`
     /// or `no-cache`).
-    var forbidsStaleUse: Bool {
+    package var forbidsStaleUse: Bool {
         let control = control
         return control.mustRevalidate || control.noCache
     }
 
     /// The `Date` the server sent, or the reception time when it sent none or an invalid one
     /// (RFC 9110 §6.6.1: a recipient with a clock uses its own).
-    var dateValue: Date { date.flatMap(HTTPDate.parse) ?? responseTime }
+    package var dateValue: Date { date.flatMap(HTTPDate.parse) ?? responseTime }
 
     /// How long the original stays fresh after it left the server, in seconds (never negative),
     /// and which rule gave it.
-    var lifetime: (seconds: Double, source: LifetimeSource) {
+    package var lifetime: (seconds: Double, source: LifetimeSource) {
         if let maxAge = control.maxAge {
             switch maxAge {
             case .seconds(let seconds): return (Double(seconds), .maxAge)
@@ -121,7 +121,7 @@ struct HTTPFreshness: Sendable, Equatable, Codable {
 
     /// The original's age at `now`, in seconds (RFC 9111 §4.2.3); a clock set back does not
     /// make it younger than it arrived.
-    func currentAge(at now: Date) -> Double {
+    package func currentAge(at now: Date) -> Double {
         let apparentAge = max(0, responseTime.timeIntervalSince(dateValue))
         let responseDelay = max(0, responseTime.timeIntervalSince(requestTime))
         let correctedInitialAge = max(apparentAge, ageValue + responseDelay)
@@ -131,7 +131,7 @@ struct HTTPFreshness: Sendable, Equatable, Codable {
 
     /// `Age` in seconds: the first member of the field, clamped to 2^31; 0 without one or for an
     /// invalid one, which RFC 9111 §5.1 says to ignore.
-    var ageValue: Double {
+    package var ageValue: Double {
         guard let first = age?.split(separator: ",", omittingEmptySubsequences: false).first,
             let seconds = CacheControl.deltaSeconds(first.trimmingOptionalWhiteSpace())
         else { return 0 }
@@ -140,7 +140,7 @@ struct HTTPFreshness: Sendable, Equatable, Codable {
 
     /// Whether the original may be used at `now` without asking the server: not `no-cache`, and
     /// younger than its lifetime.
-    func isFresh(at now: Date) -> Bool {
+    package func isFresh(at now: Date) -> Bool {
         !control.noCache && lifetime.seconds > currentAge(at: now)
     }
 }

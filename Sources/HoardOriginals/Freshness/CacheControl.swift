@@ -14,9 +14,9 @@
 /// let control = CacheControl(fieldLines: ["public, MAX-AGE=\"60\"", "max-age=30"])
 /// control.maxAge  // .seconds(30)
 /// ```
-struct CacheControl: Sendable, Equatable {
+package struct CacheControl: Sendable, Equatable {
     /// A `max-age` directive's value.
-    enum MaxAge: Sendable, Equatable {
+    package enum MaxAge: Sendable, Equatable {
         /// The response is fresh for this many seconds, at most ``CacheControl/maximumDeltaSeconds``.
         case seconds(Int)
         /// The value was not a non-negative integer: the response is stale.
@@ -25,7 +25,7 @@ struct CacheControl: Sendable, Equatable {
 
     /// The largest delta-seconds value kept: 2^31, as RFC 9111 §1.2.2 asks of a value that
     /// overflows.
-    static let maximumDeltaSeconds = 2_147_483_648
+    package static let maximumDeltaSeconds = 2_147_483_648
 
     /// `max-age`, or `nil` without one.
     private(set) var maxAge: MaxAge?
@@ -41,7 +41,7 @@ struct CacheControl: Sendable, Equatable {
     /// Parses every `Cache-Control` field line of a response.
     ///
     /// - Parameter fieldLines: The field values, in order; several lines read as one list.
-    init(fieldLines: [String]) {
+    package init(fieldLines: [String]) {
         for line in fieldLines {
             for directive in Self.members(of: line) { apply(directive) }
         }
@@ -49,7 +49,7 @@ struct CacheControl: Sendable, Equatable {
 
     /// Parses a delta-seconds value (RFC 9111 §1.2.2): ASCII digits only, clamped to
     /// ``maximumDeltaSeconds``; `nil` for anything else.
-    static func deltaSeconds(_ text: Substring) -> Int? {
+    package static func deltaSeconds(_ text: Substring) -> Int? {
         guard !text.isEmpty, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
         var value = 0
         for digit in text.utf8 {
@@ -62,9 +62,9 @@ struct CacheControl: Sendable, Equatable {
     // MARK: - Private
 
     private struct Directive {
-        var name: String
+        package var name: String
         /// The value, unquoted; `nil` without `=`, or for a quoted string that never ends.
-        var value: Substring?
+        package var value: Substring?
     }
 
     private mutating func apply(_ directive: Directive) {

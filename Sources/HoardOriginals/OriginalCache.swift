@@ -4,12 +4,12 @@ import HoardSystem
 
 /// The downloaded originals in the cache, kept fresh as HTTP says (RFC 9111).
 ///
-/// Each original is two entries: its bytes (``ThumbnailSettings/originalKey(identifier:)``), in
+/// Each original is two entries: its bytes (``OriginalKeys/originalKey(identifier:)``), in
 /// the originals' own cache (see ``CacheOptions/openOriginals(remote:fetchLeaseDuration:creating:logger:)``)
-/// so that they never crowd out thumbnails, and a small ``OriginalRecord`` (``ThumbnailSettings/originalRecordKey(identifier:)``) with their
+/// so that they never crowd out thumbnails, and a small ``OriginalRecord`` (``OriginalKeys/originalRecordKey(identifier:)``) with their
 /// SHA-256 and the response's caching fields, so that a warm run learns freshness without reading
 /// the original. Each thumbnail made from a URL has a third, smaller one: the SHA-256 of the
-/// original it was made from (``ThumbnailSettings/thumbnailOriginKey(thumbnailKey:)``). A
+/// original it was made from (``OriginalKeys/thumbnailOriginKey(thumbnailKey:)``). A
 /// thumbnail is served only while that is the current original's: when a revalidation brings
 /// other bytes, every size's thumbnail is made again, once, when it is next asked for.
 ///
@@ -21,27 +21,35 @@ import HoardSystem
 /// let check = try await originals.check(url, identifier: id, thumbnailKey: key.key, work: work)
 /// if !check.thumbnailIsCurrent { try await hoard.remove(forKey: key.key) }
 /// ```
-struct OriginalCache: Sendable {
+package struct OriginalCache: Sendable {
     /// What an input's thumbnail may rely on once its original was checked.
-    struct Check: Sendable {
+    package struct Check: Sendable {
         /// The original's bytes and digest, when the check downloaded them.
-        var original: Original?
+        package var original: Original?
         /// Whether a thumbnail stored under the input's key was made from the current original.
-        var thumbnailIsCurrent: Bool
+        package var thumbnailIsCurrent: Bool
     }
 
     /// An original's bytes and their hex SHA-256.
-    struct Original: Sendable {
-        let bytes: Data
-        let digest: String
+    package struct Original: Sendable {
+        package let bytes: Data
+        package let digest: String
     }
 
     /// The thumbnails' cache, which holds the records.
-    let hoard: Hoard
+    package let hoard: Hoard
     /// The originals' bytes (none are kept when it opens to `nil`).
-    let store: OriginalStore
-    let downloader: Downloader
-    let policy: RevalidationPolicy
+    package let store: OriginalStore
+    package let downloader: Downloader
+    package let policy: RevalidationPolicy
+
+    /// An originals' cache over `hoard` (the records), `store` (the bytes), `downloader` and `policy`.
+    package init(hoard: Hoard, store: OriginalStore, downloader: Downloader, policy: RevalidationPolicy) {
+        self.hoard = hoard
+        self.store = store
+        self.downloader = downloader
+        self.policy = policy
+    }
 
     /// Checks the cached original of `url` with its server when ``policy`` says so, and says
     /// whether the thumbnail under `thumbnailKey` may be served.
@@ -56,12 +64,12 @@ struct OriginalCache: Sendable {
     /// said `must-revalidate` or `no-cache`.
     ///
     /// - Throws: ``DownloadError``; ``HoardError`` when the cache cannot be written;
-    ///   ``RunFailure`` when the system's SHA-256 fails.
-    func check(_ url: URL, identifier: String, thumbnailKey: String, work: InputWork) async throws -> Check {
-        let recordKey = ThumbnailSettings.originalRecordKey(identifier: identifier)
+    ///   ``OriginalCacheError`` when the system's SHA-256 fails.
+    package func check(_ url: URL, identifier: String, thumbnailKey: String, work: InputWork) async throws -> Check {
+        let recordKey = OriginalKeys.originalRecordKey(identifier: identifier)
         let record = (try? await hoard.retrieve(OriginalRecord.self, forKey: recordKey))
             .flatMap { $0.version == OriginalRecord.currentVersion ? $0 : nil }
-        let originKey = ThumbnailSettings.thumbnailOriginKey(thumbnailKey: thumbnailKey)
+        let originKey = OriginalKeys.thumbnailOriginKey(thumbnailKey: thumbnailKey)
         // A thumbnail without a mark (stored by code) counts as made from the recorded original.
         let madeFrom = (try? await hoard.retrieve(String.self, forKey: originKey)) ?? record?.digest
         guard let record else {
@@ -87,7 +95,7 @@ struct OriginalCache: Sendable {
     ///
     /// - Returns: The original and where it came from.
     /// - Throws: ``DownloadError``, ``HoardError``, what `makeThumbnail` throws.
-    func original(
+    package func original(
         _ url: URL, identifier: String, work: InputWork,
         makeThumbnail: @escaping @Sendable (Data) async throws -> Data
     ) async throws -> Original {
@@ -102,7 +110,7 @@ struct OriginalCache: Sendable {
         let entry: CacheEntry<Data>
         do {
             entry = try await originals.encodedEntry(
-                Data.self, forKey: ThumbnailSettings.originalKey(identifier: identifier)
+                Data.self, forKey: OriginalKeys.originalKey(identifier: identifier)
             ) { [self] in
                 let (original, freshness) = try await downloadMakingThumbnail(
                     url, work: work, makeThumbnail: makeThumbnail)
@@ -116,7 +124,7 @@ struct OriginalCache: Sendable {
         } catch let notStored as NotStoredOriginal {
             return notStored.original
         }
-        if let storeError = entry.storeError { throw RunFailure("\(storeError)") }
+        if let storeError = entry.storeError { throw OriginalCacheError.storeFailed("\(storeError)") }
         if entry.source != .fetch && entry.source != .disk && entry.source != .memory { work.countSharedOriginal() }
         return try Self.original(entry.value)
     }
@@ -124,8 +132,8 @@ struct OriginalCache: Sendable {
     /// Records that the thumbnail under `thumbnailKey` was made from `original`.
     ///
     /// - Throws: ``HoardError`` when the cache cannot be written.
-    func recordThumbnail(_ thumbnailKey: String, madeFrom original: Original) async throws {
-        try await hoard.store(original.digest, forKey: ThumbnailSettings.thumbnailOriginKey(thumbnailKey: thumbnailKey))
+    package func recordThumbnail(_ thumbnailKey: String, madeFrom original: Original) async throws {
+        try await hoard.store(original.digest, forKey: OriginalKeys.thumbnailOriginKey(thumbnailKey: thumbnailKey))
     }
 
     // MARK: - Private
@@ -150,7 +158,7 @@ struct OriginalCache: Sendable {
 
     /// A no-store original, carried out of the fetch that must not store it.
     private struct NotStoredOriginal: Error {
-        let original: Original
+        package let original: Original
     }
 
     /// Revalidates a stale original: a conditional request with its validators.
@@ -174,7 +182,7 @@ struct OriginalCache: Sendable {
             var updated = record
             updated.freshness = record.freshness.updated(byNotModified: response.freshness)
             if updated.freshness.isStorable {
-                try await hoard.store(updated, forKey: ThumbnailSettings.originalRecordKey(identifier: identifier))
+                try await hoard.store(updated, forKey: OriginalKeys.originalRecordKey(identifier: identifier))
             } else {
                 try await forget(identifier: identifier)
             }
@@ -197,24 +205,24 @@ struct OriginalCache: Sendable {
         guard freshness.isStorable else { return try await forget(identifier: identifier) }
         if storingBytes, let originals = try store.hoard() {
             try await originals.storeEncoded(
-                original.bytes, as: Data.self, forKey: ThumbnailSettings.originalKey(identifier: identifier))
+                original.bytes, as: Data.self, forKey: OriginalKeys.originalKey(identifier: identifier))
         }
         let record = OriginalRecord(digest: original.digest, byteCount: original.bytes.count, freshness: freshness)
-        try await hoard.store(record, forKey: ThumbnailSettings.originalRecordKey(identifier: identifier))
+        try await hoard.store(record, forKey: OriginalKeys.originalRecordKey(identifier: identifier))
     }
 
     /// Removes an original and its record.
     private func forget(identifier: String) async throws {
-        try await store.hoard()?.remove(forKey: ThumbnailSettings.originalKey(identifier: identifier))
-        try await hoard.remove(forKey: ThumbnailSettings.originalRecordKey(identifier: identifier))
+        try await store.hoard()?.remove(forKey: OriginalKeys.originalKey(identifier: identifier))
+        try await hoard.remove(forKey: OriginalKeys.originalRecordKey(identifier: identifier))
     }
 
     /// `bytes` with their digest.
     ///
-    /// - Throws: ``RunFailure`` when the system's SHA-256 fails.
+    /// - Throws: ``OriginalCacheError`` when the system's SHA-256 fails.
     private static func original(_ bytes: Data) throws -> Original {
         guard let digest = SHA256.hexDigest(Array(bytes)) else {
-            throw RunFailure("cannot compare the original with the cached one: the system's SHA-256 failed")
+            throw OriginalCacheError.digestFailed
         }
         return Original(bytes: bytes, digest: digest)
     }

@@ -13,13 +13,13 @@ import Foundation
 /// HTTPDate.parse("Sun, 06 Nov 1994 08:49:37 GMT")?.timeIntervalSince1970  // 784111777
 /// HTTPDate.parse("0")  // nil
 /// ```
-enum HTTPDate {
+package enum HTTPDate {
     /// The date `text` names, or `nil` when it is not an HTTP-date.
     ///
     /// A two-digit RFC 850 year is read as 1970-2069.
     ///
     /// - Complexity: O(*n*) in the length of `text`.
-    static func parse(_ text: String) -> Date? {
+    package static func parse(_ text: String) -> Date? {
         let fields = text.split(separator: " ", omittingEmptySubsequences: true)
         switch fields.count {
         case 6:  // IMF-fixdate: Sun, 06 Nov 1994 08:49:37 GMT

@@ -1,5 +1,3 @@
-import Hoard
-import HoardSystem
 
 extension Double {
     /// The value with `decimals` digits after the point, rounded half away from zero: what
@@ -12,7 +10,7 @@ extension Double {
     /// ```
     ///
     /// - Parameter decimals: Digits after the point, 0...15 (a Double has no more to print).
-    func fixed(decimals: Int) -> String {
+    package func fixed(decimals: Int) -> String {
         precondition((0...15).contains(decimals), "fixed(decimals:) prints 0 to 15 decimals")
         var scale: UInt = 1
         for _ in 0..<decimals { scale *= 10 }
