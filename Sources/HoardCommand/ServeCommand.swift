@@ -42,7 +42,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "Refuse options other than p:NAME.") var presetsOnly = false
     @Option(help: "The largest source in bytes.") var maxSourceBytes = 32 << 20
     @Option(help: "The most pixels a source may have.") var maxPixels = 64_000_000
-    @Option(help: "Seconds a request may take, the origin included.") var timeout = 30.0
+    @Option(help: "Seconds a download from the origin may take, body included.") var timeout = 30.0
     @Option(help: "Decodes at once (default: the cores).") var decodeConcurrency: Int?
     @Option(help: "Requests that may wait for a decode before the server answers 503.") var queue = 16
     @Option(help: "Cache-Control max-age of images, in seconds.") var maxAge = 86_400
@@ -79,10 +79,15 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             var configuration = try serverConfiguration()
             configuration.metricsRegistry = registry
-            server = try ImageServer(hoard: hoard, configuration: configuration, logger: logger)
-        } catch {
+            server = try ImageServer(
+                hoard: hoard, originals: try cacheOptions.openOriginals(remote: tier), configuration: configuration,
+                logger: logger)
+        } catch let error as ServeError {
             await tier?.shutdown()
             throw ValidationError("\(error)")
+        } catch {
+            await tier?.shutdown()
+            throw error
         }
         let router = Router()
         server.addRoutes(to: router)

@@ -25,11 +25,19 @@ package final class Downloader: Sendable {
     /// ``timeout`` in whole milliseconds, at least 1.
     private let timeoutMilliseconds: Int64
     private let createdClient = Lock<HTTPClient?>(nil)
+    /// Checks each URL before it is requested (the first and every redirect's), or `nil`.
+    private let check: (@Sendable (URL) async throws(DownloadError) -> Void)?
 
-    package init(timeout: Double, maximumBytes: Int, maximumRedirects: Int) {
+    /// A downloader; with `check`, redirects are followed here rather than by the client, and
+    /// `check` is asked about each URL before it is requested (a server's source policy).
+    package init(
+        timeout: Double, maximumBytes: Int, maximumRedirects: Int,
+        check: (@Sendable (URL) async throws(DownloadError) -> Void)? = nil
+    ) {
         self.timeout = timeout
         self.maximumBytes = maximumBytes
         self.maximumRedirects = maximumRedirects
+        self.check = check
         timeoutMilliseconds = Self.milliseconds(timeout)
     }
 
@@ -53,7 +61,7 @@ package final class Downloader: Sendable {
         createdClient.withLock { client in
             if let client { return client }
             let redirects: HTTPClient.Configuration.RedirectConfiguration =
-                maximumRedirects == 0 ? .disallow : .follow(max: maximumRedirects, allowCycles: false)
+                maximumRedirects == 0 || check != nil ? .disallow : .follow(max: maximumRedirects, allowCycles: false)
             var configuration = HTTPClient.Configuration(redirectConfiguration: redirects)
             configuration.timeout = .init(
                 connect: .milliseconds(timeoutMilliseconds), read: .milliseconds(timeoutMilliseconds))
@@ -77,7 +85,7 @@ package final class Downloader: Sendable {
         do {
             // The whole request, body included, races the time limit.
             return try await withThrowingTaskGroup(of: DownloadResponse?.self) { group in
-                group.addTask { try await self.fetch(url, conditions: conditions) }
+                group.addTask { try await self.following(url, conditions: conditions) }
                 group.addTask {
                     try await Task.sleep(for: .milliseconds(self.timeoutMilliseconds))
                     return nil
@@ -95,7 +103,40 @@ package final class Downloader: Sendable {
         }
     }
 
-    private func fetch(_ url: URL, conditions: RequestConditions?) async throws -> DownloadResponse {
+    /// ``fetch(_:conditions:)``, checking `url` first; with a check, following redirects here,
+    /// each checked before it is requested.
+    private func following(_ start: URL, conditions: RequestConditions?) async throws -> DownloadResponse {
+        guard let check else {
+            guard case .response(let response) = try await fetch(start, conditions: conditions) else {
+                throw DownloadError.failed("a redirect the client did not follow")
+            }
+            return response
+        }
+        var url = start
+        var seen: Set<String> = []
+        for _ in 0...maximumRedirects {
+            guard seen.insert(url.absoluteString).inserted else { throw DownloadError.redirectLoop }
+            try await check(url)
+            switch try await fetch(url, conditions: conditions) {
+            case .redirect(let location):
+                guard let next = URL(string: location, relativeTo: url)?.absoluteURL else {
+                    throw DownloadError.httpStatus(302, "Found, with no valid Location")
+                }
+                url = next
+            case .response(let response):
+                return response
+            }
+        }
+        throw DownloadError.tooManyRedirects
+    }
+
+    /// What one request gives: a response, or (to a downloader with a check) a redirect.
+    private enum Hop {
+        case response(DownloadResponse)
+        case redirect(String)
+    }
+
+    private func fetch(_ url: URL, conditions: RequestConditions?) async throws -> Hop {
         var request = HTTPClientRequest(url: URLCredentials.removing(from: url).absoluteString)
         if let credentials = URLCredentials(of: url) {
             request.setBasicAuth(username: credentials.user, password: credentials.password ?? "")
@@ -116,7 +157,14 @@ package final class Downloader: Sendable {
             field: { response.headers[$0] }, requestTime: requestTime, responseTime: Date())
         if conditions != nil, response.status == .notModified {
             for try await _ in response.body {}  // a 304 has no body: reads its end
-            return DownloadResponse(body: .notModified, freshness: freshness)
+            return .response(DownloadResponse(body: .notModified, freshness: freshness))
+        }
+        if check != nil, [301, 302, 303, 307, 308].contains(response.status.code) {
+            for try await _ in response.body {}
+            guard let location = response.headers.first(name: "location") else {
+                throw DownloadError.httpStatus(Int(response.status.code), "redirect without a Location")
+            }
+            return .redirect(location)
         }
         guard (200..<300).contains(response.status.code) else {
             throw DownloadError.httpStatus(Int(response.status.code), response.status.reasonPhrase)
@@ -131,7 +179,7 @@ package final class Downloader: Sendable {
             }
             body.append(contentsOf: chunk.readableBytesView)
         }
-        return DownloadResponse(body: .data(body), freshness: freshness)
+        return .response(DownloadResponse(body: .data(body), freshness: freshness))
     }
 
     /// Whether `error` says the connection was closed under the request: the server dropped a
@@ -157,6 +205,8 @@ package enum DownloadError: Error, Sendable, CustomStringConvertible {
     case timedOut(seconds: Double)
     case redirectLoop
     case tooManyRedirects
+    /// The check refused the URL or a redirect's (a server's source policy), with why.
+    case refused(String)
     case connectionRefused
     case failed(String)
 
@@ -180,6 +230,7 @@ package enum DownloadError: Error, Sendable, CustomStringConvertible {
         case .timedOut(let seconds): "timed out after \(Self.readable(seconds)) s"
         case .redirectLoop: "redirect loop"
         case .tooManyRedirects: "too many redirects"
+        case .refused(let reason): reason
         case .connectionRefused: "connection refused"
         case .failed(let detail): "download failed: \(detail)"
         }

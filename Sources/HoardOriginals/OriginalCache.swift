@@ -235,7 +235,7 @@ extension DownloadError {
         switch self {
         case .timedOut, .connectionRefused, .failed: return true
         case .httpStatus(let code, _): return (500..<600).contains(code)
-        case .tooLarge, .redirectLoop, .tooManyRedirects: return false
+        case .tooLarge, .redirectLoop, .tooManyRedirects, .refused: return false
         }
     }
 }

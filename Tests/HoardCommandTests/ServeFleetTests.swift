@@ -11,7 +11,7 @@ import Testing
 
 @Suite("hoard serve, a fleet sharing Redis", .requiresRedisServer)
 struct ServeFleetTests {
-    @Test("three servers with their own caches and one Redis: each variant is made from one download in all, and every server answers the same bytes")
+    @Test("three servers with their own caches and one Redis: one download per source and one decode per variant in all, and every server answers the same bytes")
     func fleet() async throws {
         let scratch = try TemporaryDirectory()
         defer { scratch.remove() }
@@ -55,9 +55,17 @@ struct ServeFleetTests {
                 let bodies = Set(answers.filter { $0.0 == path }.map(\.2))
                 #expect(bodies.count == 1, "\(path): \(bodies.count) different answers")
             }
-            // One download per variant in all (no server has an originals cache yet: each variant
-            // downloads its source once, on one machine).
-            #expect(origin.requestCounts["/a.jpg"] == 2 && origin.requestCounts["/b.jpg"] == 2, "\(origin.requestCounts)")
+            // One download per source in all (the originals are shared through Redis too), and one
+            // decode per variant in all, as the servers' metrics count them.
+            #expect(origin.requestCounts["/a.jpg"] == 1 && origin.requestCounts["/b.jpg"] == 1, "\(origin.requestCounts)")
+            var decodes = 0
+            for address in addresses {
+                let (data, _) = try await URLSession.shared.data(from: try #require(URL(string: address + "/metrics")))
+                let line = String(decoding: data, as: UTF8.self).split(separator: "\n")
+                    .first { $0.hasPrefix(#"hoard_serve_duration_seconds_count{stage="decode"}"#) }
+                decodes += line.flatMap { $0.split(separator: " ").last }.flatMap { Int($0) } ?? 0
+            }
+            #expect(decodes == paths.count, "\(decodes) decodes for \(paths.count) variants")
             for server in servers { server.send(SIGTERM) }
             for server in servers {
                 let outcome = try await server.finish(timeLimit: .seconds(30))

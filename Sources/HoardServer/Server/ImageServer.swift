@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import HTTPTypes
 import Hoard
+import HoardOriginals
 import HoardSystem
 import Hummingbird
 import Logging
@@ -28,7 +29,8 @@ public final class ImageServer: Sendable {
     let configuration: ServerConfiguration
     let queue: WorkQueue
     let local: LocalSourceReader?
-    let remote: RemoteSourceFetcher
+    let downloader: Downloader
+    let originalCache: OriginalCache
     let logger: Logger
     let metrics: ServerMetrics?
     /// Answers recently made or read, by cache key: a warm request costs no disk read.
@@ -37,17 +39,24 @@ public final class ImageServer: Sendable {
 
     /// A server answering from `hoard` with `configuration`.
     ///
+    /// - Parameters:
+    ///   - hoard: The cache of variants, and of the records of downloaded originals.
+    ///   - originals: The cache of downloaded originals' bytes (as `hoard thumbnails` keeps them in
+    ///     `<cache>/originals`); `nil` keeps none, so each new variant downloads its source.
+    ///   - configuration: What the server accepts and spends.
+    ///   - logger: Where the server logs.
     /// - Throws: ``ServeError/badOptions(_:)`` when the configuration does not validate.
-    public init(hoard: Hoard, configuration: ServerConfiguration, logger: Logger = Logger(label: "Hoard.serve"))
-        throws(ServeError)
-    {
+    public init(
+        hoard: Hoard, originals: Hoard? = nil, configuration: ServerConfiguration,
+        logger: Logger = Logger(label: "Hoard.serve")
+    ) throws(ServeError) {
         try configuration.validate()
         self.hoard = hoard
         self.configuration = configuration
         self.logger = logger
         metrics = configuration.metricsRegistry.map(ServerMetrics.init(registry:))
         // A short expiry bounds how long a removal made elsewhere (another machine, `hoard cache
-        // forget`) goes unseen here.
+        // forget`) or a changed origin goes unseen here.
         answers =
             configuration.memoryBytes > 0
             ? try? MemoryCache(
@@ -57,11 +66,13 @@ public final class ImageServer: Sendable {
         local = configuration.sources.localRoot.map {
             LocalSourceReader(root: $0, maximumBytes: configuration.maximumSourceBytes)
         }
-        remote = RemoteSourceFetcher(
-            policy: configuration.sources, maximumBytes: configuration.maximumSourceBytes,
-            maximumRedirects: configuration.maximumRedirects, timeout: configuration.requestTimeout,
-            client: RemoteSourceFetcher.makeClient(
-                connectTimeout: configuration.connectTimeout, readTimeout: configuration.requestTimeout))
+        let policy = configuration.sources
+        downloader = Downloader(
+            timeout: Double(configuration.requestTimeout.milliseconds) / 1000,
+            maximumBytes: configuration.maximumSourceBytes, maximumRedirects: configuration.maximumRedirects,
+            check: { url throws(DownloadError) in try await Self.check(url, against: policy) })
+        originalCache = OriginalCache(
+            hoard: hoard, store: OriginalStore { originals }, downloader: downloader, policy: .stale)
     }
 
     /// Adds the routes to `router` below `prefix` (empty, or `/images` with no trailing slash:
@@ -99,7 +110,7 @@ public final class ImageServer: Sendable {
 
     /// Stops the HTTP client; call once the application has stopped.
     public func shutdown() async throws {
-        try await remote.client.shutdown()
+        try await downloader.shutdown()
     }
 
     /// The answer to one image request: the image, a 304, or the error's status and message.
@@ -164,13 +175,18 @@ public final class ImageServer: Sendable {
         case .remote(let url):
             variant = try Variant(
                 options: request.options, format: format, sourceName: Self.sourceName(of: url), fingerprint: nil)
-            load = { [remote] in try await remote.fetch(url) }
+            load = { throw ServeError.originFailed("a remote source is read through the originals' cache") }
         }
         if let answer = answers?.value(forKey: variant.cacheKey) {
             metrics?.countMemoryHit()
             return answer
         }
-        let bytes = try await cached(variant, load: load)
+        let bytes: Data
+        if case .remote(let url) = request.source {
+            bytes = try await cachedFromOrigin(variant, url: url)
+        } else {
+            bytes = try await cached(variant, load: load)
+        }
         let digest = SHA256.hash(Array(bytes)).map { SHA256.hex($0.prefix(16)) } ?? "\(bytes.count)"
         let answer = Answer(
             bytes: bytes, mediaType: ImageFormat(sniffing: bytes)?.mediaType ?? "application/octet-stream",
@@ -199,6 +215,94 @@ public final class ImageServer: Sendable {
             logger.warning("cannot cache a variant", metadata: ["key": .string(variant.cacheKey), "error": "\(storeError)"])
         }
         return entry.value
+    }
+
+    /// A remote source's variant: its original checked with the origin when stale (as `hoard
+    /// thumbnails` does: a 304 keeps the variant, other bytes make it again), then from the cache
+    /// or made from the original, which is downloaded once per URL and kept.
+    private func cachedFromOrigin(_ variant: Variant, url: URL) async throws -> Data {
+        let identifier = variant.thumbnailKey.source
+        let work = InputWork()
+        let started = ContinuousClock.now
+        let check: OriginalCache.Check
+        do {
+            check = try await originalCache.check(url, identifier: identifier, thumbnailKey: variant.cacheKey, work: work)
+        } catch {
+            throw Self.serveError(error)
+        }
+        if !check.thumbnailIsCurrent { try await hoard.remove(forKey: variant.cacheKey) }
+        metrics?.record(.origin, ContinuousClock.now - started)
+        let maximumPixels = configuration.maximumPixels
+        let entry = try await hoard.encodedEntry(Image.self, forKey: variant.cacheKey) {
+            [queue, metrics, originalCache] in
+            let make: @Sendable (Data) async throws -> Data = { original in
+                let queued = ContinuousClock.now
+                return try await queue.run {
+                    metrics?.record(.queue, ContinuousClock.now - queued)
+                    return try variant.make(from: original, maximumPixels: maximumPixels) { metrics?.record($0, $1) }
+                }
+            }
+            do {
+                let used: OriginalCache.Original
+                if let downloaded = check.original {
+                    used = downloaded
+                } else {
+                    let fetching = ContinuousClock.now
+                    used = try await originalCache.original(url, identifier: identifier, work: work, makeThumbnail: make)
+                    metrics?.record(.origin, ContinuousClock.now - fetching)
+                }
+                let made = if let thumbnail = work.thumbnail { thumbnail } else { try await make(used.bytes) }
+                try await originalCache.recordThumbnail(variant.cacheKey, madeFrom: used)
+                return made
+            } catch {
+                throw Self.serveError(error)
+            }
+        }
+        return entry.value
+    }
+
+    /// The server's check of each URL a download requests (the source and every redirect): on
+    /// the allow-list, and resolving only to allowed addresses.
+    static func check(_ url: URL, against policy: SourcePolicy) async throws(DownloadError) {
+        let prefix: SourcePolicy.Prefix?
+        do {
+            prefix = try policy.prefix(for: .remote(url))
+        } catch {
+            throw .refused(error.description)
+        }
+        guard let prefix, let host = URLComponents(url: url, resolvingAgainstBaseURL: false)?.host else {
+            throw .refused("Source refused: the URL has no host")
+        }
+        let addresses: [IPAddress]
+        do {
+            // getaddrinfo blocks: off the cooperative pool's threads.
+            addresses = try await Task.detached { try SourcePolicy.resolve(host: host) }.value
+        } catch {
+            throw .failed("\(host) does not resolve")
+        }
+        do {
+            try policy.check(addresses: addresses, for: prefix)
+        } catch {
+            throw .refused(error.description)
+        }
+    }
+
+    /// The status an error of the originals' cache or the download answers with.
+    static func serveError(_ error: any Error) -> ServeError {
+        switch error {
+        case let error as ServeError: return error
+        case let error as DownloadError:
+            switch error {
+            case .httpStatus(let code, _) where code == 404 || code == 410:
+                return .sourceMissing("the origin answered \(code)")
+            case .httpStatus(let code, _): return .originFailed("the origin answered \(code)")
+            case .tooLarge(let limit): return .sourceTooLarge("the source is larger than \(limit) bytes")
+            case .timedOut: return .originTimedOut("\(error)")
+            case .refused(let reason): return .sourceRefused(reason.replacingOccurrences(of: "Source refused: ", with: ""))
+            case .redirectLoop, .tooManyRedirects, .connectionRefused, .failed: return .originFailed("\(error)")
+            }
+        default: return .originFailed("\(error)")
+        }
     }
 
     private func authenticate(_ request: ImagePath) throws(ServeError) {

@@ -23,10 +23,8 @@ public struct ServerConfiguration: Sendable {
     public var maximumSourceBytes = 32 << 20
     /// The most pixels a source may declare and a decode allocate (413 beyond). 64 million by default.
     public var maximumPixels = 64_000_000
-    /// How long a request may take in all, origin included (504 for an origin past it).
+    /// How long a download from the origin may take, body included (504 past it).
     public var requestTimeout: Duration = .seconds(30)
-    /// How long the origin may take to connect.
-    public var connectTimeout: Duration = .seconds(5)
     /// Redirects followed per source, each checked as the source is.
     public var maximumRedirects = 5
     /// Decodes run at once; the machine's cores by default.
@@ -59,7 +57,7 @@ public struct ServerConfiguration: Sendable {
         }
         let checks: [(String, Bool)] = [
             ("maximum source bytes", maximumSourceBytes >= 1), ("maximum pixels", maximumPixels >= 1),
-            ("request timeout", requestTimeout > .zero), ("connect timeout", connectTimeout > .zero),
+            ("request timeout", requestTimeout > .zero),
             ("maximum redirects", (0...20).contains(maximumRedirects)), ("decode concurrency", decodeConcurrency >= 1),
             ("queue capacity", queueCapacity >= 0), ("cache max-age", cacheMaxAge >= 0), ("memory bytes", memoryBytes >= 0),
         ]
@@ -68,5 +66,13 @@ public struct ServerConfiguration: Sendable {
             guard !name.isEmpty, !name.contains("/"), !name.contains(":"), !options.contains(where: { $0.hasPrefix("p:") })
             else { throw .badOptions("preset \"\(name)\" is not a name, or names another preset") }
         }
+    }
+}
+
+extension Duration {
+    /// Whole milliseconds, at least 1 (at most about 35 years).
+    var milliseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return max(1, min(seconds, 1 << 40) * 1000 + attoseconds / 1_000_000_000_000_000)
     }
 }

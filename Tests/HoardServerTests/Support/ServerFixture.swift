@@ -71,7 +71,8 @@ struct ServerFixture: Sendable {
         configuration.allowsUnsigned = unsigned
         configuration.sources = try SourcePolicy(allowing: prefixes, localRoot: root)
         configuration.maximumSourceBytes = Self.maximumSourceBytes
-        configuration.requestTimeout = .seconds(2)
+        // Long enough for any answer on a loaded machine; /slow and /endless run past it.
+        configuration.requestTimeout = .seconds(5)
         configuration.presets = ["small": ["w:50", "f:png"]]
         return configuration
     }
@@ -103,10 +104,14 @@ struct ServerFixture: Sendable {
 }
 
 /// A loopback origin: `/photo.jpg`, `/alpha.png`, `/text`, `/missing` (404), `/error` (500),
-/// `/slow` (answers after 4 s), `/endless` (a body that never ends), `/redirect-photo`,
-/// `/redirect-metadata` (to 169.254.169.254), `/counted.jpg` (counts its requests).
+/// `/slow` (a byte every 200 ms), `/endless` (a body that never ends), `/redirect-photo`,
+/// `/redirect-metadata` (to 169.254.169.254), `/counted.jpg` (counts its requests),
+/// `/changing.jpg` (an ETag per ``version``).
 final class Origin: Sendable {
     let requests = Mutex<[String: Int]>([:])
+    /// Which image `/changing.jpg` serves (0 or 1), and the `If-None-Match` values it was sent.
+    let version = Mutex(0)
+    let conditions = Mutex<[String]>([])
 
     func count(_ path: String) -> Int { requests.withLock { $0[path] ?? 0 } }
 
@@ -119,11 +124,30 @@ final class Origin: Sendable {
             return Self.image(ServerFixture.photo, "image/jpeg")
         }
         router.get("/alpha.png") { _, _ in Self.image(ServerFixture.alphaPNG, "image/png") }
+        // Always stale (max-age=0) with an ETag per version: revalidated on every request.
+        router.get("/changing.jpg") { [self] request, _ in
+            let current = version.withLock { $0 }
+            let tag = "\"v\(current)\""
+            let condition = request.headers[.ifNoneMatch]
+            if let condition { conditions.withLock { $0.append(condition) } }
+            var headers: HTTPFields = [.eTag: tag, .cacheControl: "max-age=0", .contentType: "image/jpeg"]
+            if condition == tag { return Response(status: .notModified, headers: headers) }
+            let body = current == 0 ? ServerFixture.photo : try GradientImage.data(width: 300, height: 200)
+            headers[.contentLength] = String(body.count)
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(data: body)))
+        }
         router.get("/text") { _, _ in Self.image(Data("hello".utf8), "text/plain") }
         router.get("/error") { _, _ in Response(status: .internalServerError) }
+        // Headers at once, then a byte every 200 ms for a minute: it stops when the client goes.
         router.get("/slow") { _, _ in
-            try await Task.sleep(for: .seconds(4))
-            return Self.image(ServerFixture.photo, "image/jpeg")
+            Response(
+                status: .ok, headers: [.contentType: "image/jpeg"],
+                body: ResponseBody { writer in
+                    for _ in 0..<300 {
+                        try await Task.sleep(for: .milliseconds(200))
+                        try await writer.write(ByteBuffer(bytes: [0xFF]))
+                    }
+                })
         }
         router.get("/endless") { _, _ in
             Response(
