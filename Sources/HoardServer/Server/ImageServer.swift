@@ -88,13 +88,23 @@ public final class ImageServer: Sendable {
                 return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: metrics.text())))
             }
         }
-        router.get(RouterPath(group + "/**")) { [self] request, _ in
+        router.get(RouterPath(group + "/**")) { [self] request, context in
             let started = ContinuousClock.now
             report(inFlightChange: 1)
             let response = await respond(to: request, path: String(request.uri.path.dropFirst(prefix.count)))
             report(inFlightChange: -1)
+            let elapsed = ContinuousClock.now - started
             metrics?.count(status: response.status.code)
-            metrics?.record(.total, ContinuousClock.now - started)
+            metrics?.record(.total, elapsed)
+            // One line per request, with the request id Hummingbird puts in the context's logger.
+            context.logger.info(
+                "GET",
+                metadata: [
+                    "path": .string(request.uri.path), "status": .stringConvertible(response.status.code),
+                    "type": .string(response.headers[.contentType] ?? "-"),
+                    "accept": .string(request.headers[.accept] ?? "-"),
+                    "ms": .stringConvertible(elapsed.milliseconds),
+                ])
             return response
         }
     }
