@@ -12,35 +12,46 @@ import Testing
 struct RemoteSourceTests {
     typealias Fixture = ServerFixture
 
-    @Test("an origin under an allowed loopback prefix is served; its errors, slowness and endless bodies get their statuses")
-    func origin() async throws {
+    /// Runs `body` with a client of a server whose allow-list holds a loopback origin (started
+    /// for the test), the origin and its base URL; `configure` adjusts the server's configuration.
+    static func withOrigin(
+        configure: @Sendable (inout ServerConfiguration) -> Void = { _ in },
+        _ body: @Sendable (any TestClientProtocol, Origin, String) async throws -> Void
+    ) async throws {
         let fixture = try Fixture()
         defer { fixture.directory.remove() }
         let origin = Origin()
         try await origin.run { port in
             let base = "http://127.0.0.1:\(port)"
-            try await fixture.withServer(try fixture.configuration(allowing: [base + "/"])) { client, _ throws in
-                let cases: [(String, HTTPResponse.Status)] = [
-                    ("/photo.jpg", .ok), ("/alpha.png", .ok), ("/redirect-photo", .ok), ("/missing", .notFound),
-                    ("/error", .badGateway), ("/text", .unsupportedMediaType), ("/slow", .gatewayTimeout),
-                    ("/endless", .contentTooLarge), ("/redirect-metadata", .forbidden),
-                ]
-                for (name, status) in cases {
-                    let started = ContinuousClock.now
-                    let response = try await client.execute(
-                        uri: try Fixture.path(base + name, ["w:40"]), method: .get)
-                    #expect(response.status == status, "\(name): \(String(buffer: response.body))")
-                    // The download's time (5 s) bounds every answer, with a margin for a loaded machine.
-                    #expect(ContinuousClock.now - started < .seconds(20), "\(name)")
-                }
-                // The same variant again comes from the cache: no second request to the origin.
-                let before = origin.count("/photo.jpg")
-                _ = try await client.execute(uri: try Fixture.path(base + "/photo.jpg", ["w:40"]), method: .get)
-                #expect(origin.count("/photo.jpg") == before)
-                // The metadata address was refused before any connection: nothing to count, and the
-                // redirect itself was followed once.
-                #expect(origin.count("/redirect-metadata") == 1)
+            var configuration = try fixture.configuration(allowing: [base + "/"])
+            configure(&configuration)
+            try await fixture.withServer(configuration) { client, _ throws in try await body(client, origin, base) }
+        }
+    }
+
+    @Test("an origin under an allowed loopback prefix is served; its errors, slowness and endless bodies get their statuses")
+    func origin() async throws {
+        try await Self.withOrigin { client, origin, base in
+            let cases: [(String, HTTPResponse.Status)] = [
+                ("/photo.jpg", .ok), ("/alpha.png", .ok), ("/redirect-photo", .ok), ("/missing", .notFound),
+                ("/error", .badGateway), ("/text", .unsupportedMediaType), ("/slow", .gatewayTimeout),
+                ("/endless", .contentTooLarge), ("/redirect-metadata", .forbidden),
+            ]
+            for (name, status) in cases {
+                let started = ContinuousClock.now
+                let response = try await client.execute(
+                    uri: try Fixture.path(base + name, ["w:40"]), method: .get)
+                #expect(response.status == status, "\(name): \(String(buffer: response.body))")
+                // The download's time (5 s) bounds every answer, with a margin for a loaded machine.
+                #expect(ContinuousClock.now - started < .seconds(20), "\(name)")
             }
+            // The same variant again comes from the cache: no second request to the origin.
+            let before = origin.count("/photo.jpg")
+            _ = try await client.execute(uri: try Fixture.path(base + "/photo.jpg", ["w:40"]), method: .get)
+            #expect(origin.count("/photo.jpg") == before)
+            // The metadata address was refused before any connection: nothing to count, and the
+            // redirect itself was followed once.
+            #expect(origin.count("/redirect-metadata") == 1)
         }
     }
 
@@ -79,49 +90,36 @@ struct RemoteSourceTests {
 
     @Test("an origin whose image changes: a stale original is revalidated, a 304 keeps the variant, a new ETag makes it again")
     func changingOrigin() async throws {
-        let fixture = try Fixture()
-        defer { fixture.directory.remove() }
-        let origin = Origin()
-        try await origin.run { port in
-            let base = "http://127.0.0.1:\(port)"
-            var configuration = try fixture.configuration(allowing: [base + "/"])
-            configuration.memoryBytes = 0  // every request goes through the originals' checks
-            try await fixture.withServer(configuration) { client, _ throws in
-                let path = try Fixture.path(base + "/changing.jpg", ["w:40"])
-                let first = try await client.execute(uri: path, method: .get)
-                #expect(first.status == .ok)
-                let second = try await client.execute(uri: path, method: .get)
-                #expect(second.body == first.body)
-                #expect(origin.conditions.withLock { $0 } == ["\"v0\""], "revalidated with the stored ETag, answered 304")
-                origin.version.withLock { $0 = 1 }
-                let third = try await client.execute(uri: path, method: .get)
-                #expect(third.status == .ok && third.body != first.body, "the new image's variant")
-                #expect(try Image(data: Data(buffer: third.body)).height == 27, "made from the 300x200 image")
-                let fourth = try await client.execute(uri: path, method: .get)
-                #expect(fourth.body == third.body)
-                #expect(origin.conditions.withLock { $0 }.last == "\"v1\"")
-            }
+        try await Self.withOrigin(configure: { $0.memoryBytes = 0 }) { client, origin, base in
+            // No answers in memory: every request goes through the originals' checks.
+            let path = try Fixture.path(base + "/changing.jpg", ["w:40"])
+            let first = try await client.execute(uri: path, method: .get)
+            #expect(first.status == .ok)
+            let second = try await client.execute(uri: path, method: .get)
+            #expect(second.body == first.body)
+            #expect(origin.conditions.withLock { $0 } == ["\"v0\""], "revalidated with the stored ETag, answered 304")
+            origin.version.withLock { $0 = 1 }
+            let third = try await client.execute(uri: path, method: .get)
+            #expect(third.status == .ok && third.body != first.body, "the new image's variant")
+            #expect(try Image(data: Data(buffer: third.body)).height == 27, "made from the 300x200 image")
+            let fourth = try await client.execute(uri: path, method: .get)
+            #expect(fourth.body == third.body)
+            #expect(origin.conditions.withLock { $0 }.last == "\"v1\"")
         }
     }
 
     @Test("concurrent requests for one new variant reach the origin once")
     func singleFlight() async throws {
-        let fixture = try Fixture()
-        defer { fixture.directory.remove() }
-        let origin = Origin()
-        try await origin.run { port in
-            let base = "http://127.0.0.1:\(port)"
-            try await fixture.withServer(try fixture.configuration(allowing: [base + "/"])) { client, _ throws in
-                let path = try Fixture.path(base + "/counted.jpg", ["w:48"])
-                let bodies = try await withThrowingTaskGroup(of: Data.self) { group in
-                    for _ in 0..<8 {
-                        group.addTask { Data(buffer: try await client.execute(uri: path, method: .get).body) }
-                    }
-                    return try await group.reduce(into: [Data]()) { $0.append($1) }
+        try await Self.withOrigin { client, origin, base in
+            let path = try Fixture.path(base + "/counted.jpg", ["w:48"])
+            let bodies = try await withThrowingTaskGroup(of: Data.self) { group in
+                for _ in 0..<8 {
+                    group.addTask { Data(buffer: try await client.execute(uri: path, method: .get).body) }
                 }
-                #expect(Set(bodies).count == 1 && bodies.count == 8)
-                #expect(origin.count("/counted.jpg") == 1)
+                return try await group.reduce(into: [Data]()) { $0.append($1) }
             }
+            #expect(Set(bodies).count == 1 && bodies.count == 8)
+            #expect(origin.count("/counted.jpg") == 1)
         }
     }
 }
