@@ -58,7 +58,7 @@ struct ImagePathTests {
         "", "/", "//w:1/x", "w:256/x", "/s/" + ImagePathTests.encoded, "/s/w:256", "/s/w:256/",
         "/s/w:0/x", "/s/w:-1/x", "/s/w:8193/x", "/s/w:5000/dpr:2/x", "/s/w:abc/x", "/s/w:1e3/x", "/s/w:0256000/x",
         "/s/w:10/h:0/x", "/s/w:10/q:0/x", "/s/w:10/q:101/x", "/s/w:10/dpr:0.5/x", "/s/w:10/dpr:nan/x",
-        "/s/w:10/dpr:inf/x", "/s/w:10/dpr:5/x", "/s/w:10/fit:stretch/x", "/s/w:10/g:up/x", "/s/w:10/f:gif/x",
+        "/s/w:10/dpr:inf/x", "/s/w:10/dpr:5/x", "/s/w:10/dpr:1.333/x", "/s/w:10/fit:stretch/x", "/s/w:10/g:up/x", "/s/w:10/f:gif/x",
         "/s/w:10/zoom:2/x", "/s/w:10/a/b", "/s/w:10/!!!", "/s/w:10/plain/", "/s/w:10/plain/%zz",
         "/s/w:10/plain/ftp%3A%2F%2Fa.example%2Fx", "/s/w:10/plain/https%3A%2F%2F", "/s/w:10/plain/file:///etc/passwd",
         "/s/w:10/plain/https://user:pw@a.example/x.jpg", "/s/w:10/plain/https://a.example/x.jpg%23frag",
@@ -74,6 +74,21 @@ struct ImagePathTests {
             _ = try ImagePath(parsing: path)
         } catch {
             #expect(error.status == 400)
+        }
+    }
+
+    @Test("a slash hidden in a Character (\"/\" + a combining mark) still splits a local path")
+    func hiddenSlash() {
+        #expect(throws: ServeError.self) { try ImageSource(parsing: "local:///../\u{301}") }
+        #expect(!ImageSource.isPlainName("a/\u{301}") && ImageSource.isPlainName("a\u{301}"))
+    }
+
+    @Test("the signature segment is split off before anything else is parsed")
+    func signatureFirst() throws {
+        #expect(try ImagePath.signature(of: "/abc/w:1/x") == ("abc", "/w:1/x"))
+        #expect(try ImagePath.signature(of: "/unsafe/p:nope") == (nil, "/p:nope"))
+        for path in ["", "/", "//x", "abc/w:1", "/abc"] {
+            #expect(throws: ServeError.self) { try ImagePath.signature(of: path) }
         }
     }
 

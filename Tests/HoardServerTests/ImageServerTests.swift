@@ -89,7 +89,9 @@ struct ImageServerTests {
             let sizes: [([String], Int, Int)] = [
                 (["w:100"], 100, 75), (["w:100", "h:50"], 67, 50), (["w:100", "dpr:2"], 200, 150),
                 (["w:100", "h:50", "fit:fill"], 100, 50), (["w:40", "h:80", "fit:fill"], 40, 80),
-                (["w:2000"], 800, 600), (["w:1000", "h:1000", "fit:fill"], 800, 600), (["p:small"], 50, 38),
+                (["w:2000"], 800, 600), (["p:small"], 50, 38),
+                // A box larger than the source: never enlarged, cropped to the box's proportions.
+                (["w:1000", "h:1000", "fit:fill"], 600, 600), (["w:2000", "h:500", "fit:fill"], 800, 200),
             ]
             for (options, width, height) in sizes {
                 let image = try Self.image(try await fetch(options))
@@ -216,6 +218,63 @@ struct ImageServerTests {
             ] {
                 #expect(text.contains(line), "\(line) missing from:\n\(text)")
             }
+        }
+    }
+
+    @Test("errors are plain text, never sniffed; a query is refused; an unauthenticated path learns nothing of presets")
+    func errorBodies() async throws {
+        let fixture = try Fixture()
+        defer { fixture.directory.remove() }
+        try await fixture.withServer(try fixture.configuration()) { client, _ throws in
+            let signed = try Fixture.path("local:///photo.jpg", ["w:64"])
+            let query = try await Self.get(client, signed + "?v=2")
+            #expect(query.status == .badRequest)
+            #expect(query.headers[.contentType] == "text/plain; charset=utf-8")
+            #expect(query.headers[.xContentTypeOptions] == "nosniff")
+            // A bad signature is refused before the options are read: no word of the missing preset.
+            let unknown = try await Self.get(client, "/" + String(repeating: "A", count: 43) + "/p:secret/x")
+            #expect(unknown.status == .forbidden && !String(buffer: unknown.body).contains("secret"))
+            // A padded or otherwise respelled signature is another URL, and refused.
+            let signature = String(signed.dropFirst().prefix(43))
+            let rest = String(signed.dropFirst(44))
+            #expect(try await Self.get(client, "/" + signature + "=" + rest).status == .forbidden)
+        }
+    }
+
+    @Test("f:webp and f:auto share a cache entry, but only f:auto answers with Vary: Accept, from memory too")
+    func varyFromMemory() async throws {
+        let fixture = try Fixture()
+        defer { fixture.directory.remove() }
+        try await fixture.withServer(try fixture.configuration()) { client, _ throws in
+            let explicit = try await Self.get(client, try Fixture.path("local:///photo.jpg", ["w:64", "f:webp"]))
+            #expect(explicit.headers[.vary] == nil && explicit.headers[.contentType] == "image/webp")
+            let automatic = try await Self.get(
+                client, try Fixture.path("local:///photo.jpg", ["w:64"]), [.accept: "image/webp"])
+            #expect(automatic.headers[.vary] == "Accept" && automatic.body == explicit.body)
+        }
+    }
+
+    @Test("a cache or root the server cannot use is a 500 whose body names no path")
+    func internalErrors() async throws {
+        let fixture = try Fixture()
+        defer { fixture.directory.remove() }
+        var configuration = try fixture.configuration(unsigned: true)
+        configuration.sources = try SourcePolicy(allowing: [], localRoot: fixture.directory.path + "/no-such-root")
+        try await fixture.withServer(configuration) { client, _ throws in
+            let response = try await Self.get(client, "/unsafe/w:10/plain/local:///photo.jpg")
+            #expect(response.status == .internalServerError)
+            #expect(!String(buffer: response.body).contains(fixture.directory.path))
+        }
+    }
+
+    @Test("fill of a source smaller than the box keeps the box's proportions")
+    func smallFill() async throws {
+        let fixture = try Fixture()
+        defer { fixture.directory.remove() }
+        try await fixture.withServer(try fixture.configuration()) { client, _ throws in
+            let response = try await Self.get(client, try Fixture.path("local:///alpha.png", ["w:200", "h:50", "fit:fill"]))
+            let image = try Self.image(response)
+            #expect(image.width == 32 && image.height == 8)
         }
     }
 

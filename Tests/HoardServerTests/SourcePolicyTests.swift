@@ -13,6 +13,8 @@ struct SourcePolicyTests {
         ("100.100.100.200", .metadata), ("0.0.0.0", .reserved), ("::", .reserved), ("224.0.0.1", .reserved),
         ("255.255.255.255", .reserved), ("ff02::1", .reserved), ("64:ff9b::7f00:1", .loopback),
         ("2002:7f00:1::1", .loopback), ("2002:0808:0808::1", .global), ("192.0.2.1", .reserved),
+        ("::ffff:0:127.0.0.1", .loopback), ("::ffff:0:10.0.0.1", .private), ("64:ff9b:1::a00:1", .reserved),
+        ("2001:0:4136:e378::1", .reserved), ("192.88.99.1", .reserved), ("168.63.129.16", .metadata),
     ])
     func kinds(text: String, kind: IPAddress.Kind) throws {
         let address = try #require(IPAddress(text))
@@ -32,7 +34,11 @@ struct SourcePolicyTests {
         let refused = ["https://images.example.evil/photos/a.jpg", "https://images.example/photosx/a.jpg",
                        "http://images.example/photos/a.jpg", "https://images.example:8443/photos/a.jpg",
                        "https://images.example/other/a.jpg", "http://localhost:8081/img/a.jpg",
-                       "http://localhost:8080/imgs/a.jpg", "https://evil.example/photos/a.jpg"]
+                       "http://localhost:8080/imgs/a.jpg", "https://evil.example/photos/a.jpg",
+                       // Ways out of the prefix's folder as an origin may read the path.
+                       "https://images.example/photos/..;/admin/x.png", "https://images.example/photos/..%2fsecret",
+                       "https://images.example/photos/%2e%2e/x.png", "https://images.example/photos/a%5C..%5Cb.png",
+                       "https://images.example/photos/.%2E/x.png"]
         for text in refused {
             #expect(throws: ServeError.self) { try policy.prefix(for: try ImageSource(parsing: text)) }
         }

@@ -8,73 +8,93 @@ import HoardImage
 import HoardSystem
 
 /// Reads `local:` sources below a root folder: every folder on the way is opened with
-/// `O_DIRECTORY | O_NOFOLLOW` from the one before, the file with `O_NOFOLLOW | O_NONBLOCK`, so no
-/// symbolic link is followed and nothing outside the root is reached; only a regular file no
-/// larger than the limit is read.
+/// `O_DIRECTORY | O_NOFOLLOW` from the one before, and the file is looked at without following a
+/// link before it is opened (`fstatat` with `AT_SYMLINK_NOFOLLOW`), so no symbolic link is followed,
+/// nothing outside the root is reached, and no device or FIFO is ever opened; only a regular file
+/// no larger than the limit is read. Nothing is held open between the look and the read: a request
+/// waiting for another's decode holds no descriptor.
 struct LocalSourceReader: Sendable {
     /// The root folder's path.
     let root: String
     /// The largest file read, in bytes.
     let maximumBytes: Int
 
-    /// An open source file: what identifies this version of it, and its bytes on demand.
-    final class OpenFile: Sendable {
-        let descriptor: Int32
-        let byteCount: Int
+    /// A source file as it was looked at: what identifies this version of it.
+    struct Found: Sendable {
+        let components: [String]
         let fingerprint: ThumbnailKey.FileFingerprint
         /// The absolute path, as the tool names the file in its keys.
         let path: String
-        let shown: String
-
-        init(descriptor: Int32, byteCount: Int, fingerprint: ThumbnailKey.FileFingerprint, path: String, shown: String) {
-            self.descriptor = descriptor
-            self.byteCount = byteCount
-            self.fingerprint = fingerprint
-            self.path = path
-            self.shown = shown
-        }
-
-        deinit { FileSystem.close(descriptor) }
-
-        /// The file's bytes, as it was when opened.
-        ///
-        /// - Throws: ``ServeError/sourceMissing(_:)`` when it shrank or cannot be read.
-        func read() throws(ServeError) -> Data {
-            var bytes = Data(count: byteCount)
-            let read = bytes.withUnsafeMutableBytes { FileSystem.readFully(descriptor, into: $0, at: 0) }
-            guard case .success(let count) = read, count == byteCount else {
-                throw .sourceMissing("\(shown) changed or could not be read")
-            }
-            return bytes
-        }
     }
 
-    /// Opens the file at `components` below the root, without reading it.
+    /// Looks at the file at `components` below the root, without opening it.
     ///
     /// - Throws: ``ServeError/sourceMissing(_:)`` for a missing file or folder;
-    ///   ``ServeError/sourceRefused(_:)`` for a link, a device, a FIFO or another non-regular file;
-    ///   ``ServeError/sourceTooLarge(_:)`` past the limit.
-    func open(_ components: [String]) throws(ServeError) -> OpenFile {
-        let shown = "local:///" + components.joined(separator: "/")
-        var directory = try open(root, in: AT_FDCWD, flags: O_RDONLY | O_DIRECTORY | O_CLOEXEC, shown)
+    ///   ``ServeError/sourceRefused(_:)`` for a link, a device, a FIFO or another non-regular file,
+    ///   or a component that is not one plain name; ``ServeError/sourceTooLarge(_:)`` past the limit.
+    func find(_ components: [String]) throws(ServeError) -> Found {
+        let (directory, name) = try openFolder(of: components)
         defer { FileSystem.close(directory) }
-        for component in components.dropLast() {
-            let next = try open(component, in: directory, flags: O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, shown)
-            FileSystem.close(directory)
-            directory = next
-        }
-        let file = try open(components.last!, in: directory, flags: O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, shown)
         var status = stat()
-        guard fstat(file, &status) == 0 else {
-            FileSystem.close(file)
-            throw .sourceMissing("\(shown) cannot be read")
+        let looked = FileSystem.syscall("fstatat") { name.withCString { fstatat(directory, $0, &status, AT_SYMLINK_NOFOLLOW) } }
+        if case .failure(let error) = looked { throw Self.serveError(error, Self.shown(components)) }
+        let fingerprint = try check(status, Self.shown(components))
+        let path = URL(fileURLWithPath: root).standardizedFileURL.path + "/" + components.joined(separator: "/")
+        return Found(components: components, fingerprint: fingerprint, path: path)
+    }
+
+    /// The bytes of `found`, which must still be the version looked at.
+    ///
+    /// - Throws: As ``find(_:)``; ``ServeError/sourceMissing(_:)`` when the file changed since.
+    func read(_ found: Found) throws(ServeError) -> Data {
+        let shown = Self.shown(found.components)
+        let (directory, name) = try openFolder(of: found.components)
+        defer { FileSystem.close(directory) }
+        let file: Int32
+        switch FileSystem.open(name, in: directory, flags: O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) {
+        case .success(let descriptor): file = descriptor
+        case .failure(let error): throw Self.serveError(error, shown)
         }
-        guard status.st_mode & S_IFMT == S_IFREG else {
-            FileSystem.close(file)
-            throw .sourceRefused("\(shown) is not a regular file")
+        defer { FileSystem.close(file) }
+        var status = stat()
+        guard fstat(file, &status) == 0 else { throw .sourceMissing("\(shown) cannot be read") }
+        guard try check(status, shown) == found.fingerprint else { throw .sourceMissing("\(shown) changed while read") }
+        var bytes = Data(count: Int(status.st_size))
+        let read = bytes.withUnsafeMutableBytes { FileSystem.readFully(file, into: $0, at: 0) }
+        guard case .success(let count) = read, count == bytes.count else {
+            throw .sourceMissing("\(shown) changed or could not be read")
         }
+        return bytes
+    }
+
+    /// The folder holding the file, opened from the root one component at a time without
+    /// following links, and the file's name in it.
+    private func openFolder(of components: [String]) throws(ServeError) -> (directory: Int32, name: String) {
+        let shown = Self.shown(components)
+        guard let name = components.last, components.allSatisfy(ImageSource.isPlainName) else {
+            throw .sourceRefused("\(shown) is not a path of plain names")
+        }
+        var directory: Int32
+        switch FileSystem.openDirectory(root) {
+        case .success(let descriptor): directory = descriptor
+        case .failure(let error): throw .internalError("the root folder cannot be opened: \(error)")
+        }
+        for component in components.dropLast() {
+            let next = FileSystem.open(component, in: directory, flags: O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            FileSystem.close(directory)
+            switch next {
+            case .success(let descriptor): directory = descriptor
+            case .failure(let error): throw Self.serveError(error, shown)
+            }
+        }
+        return (directory, name)
+    }
+
+    /// Refuses anything but a regular file within the limit, and gives its fingerprint: its size
+    /// and modification time to the nanosecond, as `ThumbnailKey(file:)` reads them.
+    private func check(_ status: stat, _ shown: String) throws(ServeError) -> ThumbnailKey.FileFingerprint {
+        guard status.st_mode & S_IFMT == S_IFREG else { throw .sourceRefused("\(shown) is not a regular file") }
         guard Int(status.st_size) <= maximumBytes else {
-            FileSystem.close(file)
             throw .sourceTooLarge("\(shown) is \(status.st_size) bytes; the limit is \(maximumBytes)")
         }
         #if canImport(Darwin)
@@ -86,23 +106,20 @@ struct LocalSourceReader: Sendable {
             let fingerprint = try? ThumbnailKey.FileFingerprint(
                 byteCount: Int(status.st_size), modificationSeconds: Int(modified.tv_sec),
                 modificationNanoseconds: Int(modified.tv_nsec))
-        else {
-            FileSystem.close(file)
-            throw .sourceMissing("\(shown) has an invalid modification time")
-        }
-        let path = URL(fileURLWithPath: root).standardizedFileURL.path + "/" + components.joined(separator: "/")
-        return OpenFile(descriptor: file, byteCount: Int(status.st_size), fingerprint: fingerprint, path: path, shown: shown)
+        else { throw .sourceMissing("\(shown) has an invalid modification time") }
+        return fingerprint
     }
 
-    private func open(_ name: String, in directory: Int32, flags: Int32, _ shown: String) throws(ServeError) -> Int32 {
-        switch FileSystem.open(name, in: directory, flags: flags) {
-        case .success(let descriptor): return descriptor
-        case .failure(let error):
-            switch error.errno {
-            case ENOENT: throw .sourceMissing("\(shown) does not exist")
-            case ELOOP, ENOTDIR, EMLINK: throw .sourceRefused("\(shown) passes through a link or a non-folder")
-            default: throw .sourceMissing("\(shown) cannot be opened (errno \(error.errno))")
-            }
+    private static func shown(_ components: [String]) -> String {
+        "local:///" + components.joined(separator: "/")
+    }
+
+    private static func serveError(_ error: SystemCallError, _ shown: String) -> ServeError {
+        switch error.errno {
+        case ENOENT: .sourceMissing("\(shown) does not exist")
+        case ELOOP, ENOTDIR, EMLINK: .sourceRefused("\(shown) passes through a link or a non-folder")
+        case EACCES, EPERM: .sourceRefused("\(shown) may not be read")
+        default: .internalError("\(shown) cannot be opened: \(error)")
         }
     }
 }

@@ -82,15 +82,22 @@ struct Variant: Sendable {
             guard scale < 1 else { return (image, warnings) }
             return (try image.resized(width: Self.scaled(image.width, scale), height: Self.scaled(image.height, scale)), warnings)
         case .fill:
-            // Scaled to cover the box (never enlarged), then cropped around the gravity.
+            // Scaled to cover the box (never enlarged), then cropped around the gravity to the
+            // box's proportions: a source smaller than the box gives the largest such crop.
             var coverSide = max(width, height)
             if let size = Image.uprightSize(of: original) {
                 let scale = min(1, max(Double(width) / Double(size.width), Double(height) / Double(size.height)))
                 coverSide = max(Self.scaled(size.width, scale), Self.scaled(size.height, scale))
             }
             let (image, warnings) = try Image.thumbnailReportingWarnings(from: original, fittingIn: coverSide, options: options)
-            let cropWidth = min(width, image.width)
-            let cropHeight = min(height, image.height)
+            let ratio = Double(width) / Double(height)
+            var cropWidth = min(width, image.width)
+            var cropHeight = min(height, image.height)
+            if Double(cropWidth) / Double(cropHeight) > ratio {
+                cropWidth = max(1, min(cropWidth, Int((Double(cropHeight) * ratio).rounded())))
+            } else {
+                cropHeight = max(1, min(cropHeight, Int((Double(cropWidth) / ratio).rounded())))
+            }
             let (x, y) = origin(cropWidth, cropHeight, in: image)
             return (try image.cropped(x: x, y: y, width: cropWidth, height: cropHeight), warnings)
         }

@@ -16,8 +16,10 @@ enum Base64URL {
             (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte)
                 || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "=")
         }) else { return nil }
-        var standard = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        standard = standard.replacingOccurrences(of: "=", with: "")
+        let unpadded = text.utf8.reversed().drop { $0 == UInt8(ascii: "=") }
+        guard !unpadded.contains(UInt8(ascii: "=")), text.utf8.count - unpadded.count <= 2 else { return nil }
+        var standard = String(decoding: unpadded.reversed(), as: UTF8.self)
+            .replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         guard standard.utf8.count % 4 != 1 else { return nil }
         standard += String(repeating: "=", count: (4 - standard.utf8.count % 4) % 4)
         return Data(base64Encoded: standard).map(Array.init)

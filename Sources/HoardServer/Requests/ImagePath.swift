@@ -1,4 +1,5 @@
 import Foundation
+import HoardSystem
 
 /// A request's path, parsed: `/<signature>/<option>/…/<source>`.
 ///
@@ -28,6 +29,22 @@ public struct ImagePath: Sendable, Hashable {
     public static let maximumLength = 8192
     /// The signature segment of an unsigned URL.
     public static let unsignedMarker = "unsafe"
+
+    /// A path's signature segment (`nil` for `unsafe`) and the part it signs, before anything
+    /// else is parsed: so that an unauthenticated client learns nothing from the options' errors.
+    ///
+    /// - Throws: ``ServeError/badOptions(_:)`` for a path without a first segment.
+    public static func signature(of path: String) throws(ServeError) -> (signature: String?, signedPart: String) {
+        guard path.hasPrefix("/"), path.utf8.count <= maximumLength else {
+            throw .badOptions("the path does not start with /<signature>/")
+        }
+        let rest = path.dropFirst()
+        guard let slash = rest.firstIndex(of: "/"), slash != rest.startIndex else {
+            throw .badOptions("the path does not start with /<signature>/")
+        }
+        let first = String(rest[..<slash])
+        return (first == unsignedMarker ? nil : first, String(rest[slash...]))
+    }
 
     /// Parses a request's path (percent-encoded, as received, without the query).
     ///
@@ -90,65 +107,6 @@ public struct ImagePath: Sendable, Hashable {
     }
 }
 
-/// Collects options in order, checking each value's syntax; the range checks are
-/// ``ProcessingOptions/validate()``'s.
-private struct OptionsBuilder {
-    var width: Int?
-    var height: Int?
-    var fit = ProcessingOptions.Fit.fit
-    var gravity = ProcessingOptions.Gravity.center
-    var pixelRatio = 1.0
-    var quality: Int?
-    var format = ProcessingOptions.Format.auto
-
-    mutating func apply(_ name: String, _ value: String) throws(ServeError) {
-        switch name {
-        case "w": width = try Self.integer(value, name)
-        case "h": height = try Self.integer(value, name)
-        case "fit": fit = try Self.choice(value, name)
-        case "g": gravity = try Self.choice(value, name)
-        case "f": format = try Self.choice(value, name)
-        case "q": quality = try Self.integer(value, name)
-        case "dpr":
-            guard value.utf8.count <= 8, let ratio = Double(value), ratio.isFinite else {
-                throw .badOptions("dpr: \"\(value)\" is not a number")
-            }
-            pixelRatio = ratio
-        default:
-            throw .badOptions("unknown option \"\(name)\"")
-        }
-    }
-
-    func options() throws(ServeError) -> ProcessingOptions {
-        guard let width else { throw .badOptions("w is required") }
-        var options = ProcessingOptions(width: width, height: height)
-        options.fit = fit
-        options.gravity = gravity
-        options.pixelRatio = pixelRatio
-        options.quality = quality
-        options.format = format
-        try options.validate()
-        return options
-    }
-
-    private static func integer(_ value: String, _ name: String) throws(ServeError) -> Int {
-        guard value.utf8.count <= 6, value.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let number = Int(value) else {
-            throw .badOptions("\(name): \"\(value)\" is not a whole number")
-        }
-        return number
-    }
-
-    private static func choice<T: RawRepresentable & CaseIterable>(_ value: String, _ name: String) throws(ServeError)
-        -> T where T.RawValue == String
-    {
-        guard let choice = T(rawValue: value) else {
-            let names = T.allCases.map(\.rawValue).joined(separator: ", ")
-            throw .badOptions("\(name): \"\(value)\" is not one of \(names)")
-        }
-        return choice
-    }
-}
-
 extension ImagePath {
     /// The part of a path a signature covers for `options` and `source`: the options that differ
     /// from their defaults, then the source as URL-safe Base64. ``URLSigner/signedPath(_:)`` puts
@@ -172,7 +130,11 @@ extension ImagePath {
         return "/" + segments.joined(separator: "/")
     }
 
+    /// The ratio as the path writes it: `2`, `1.5`, `1.25` (validated to two decimals at most).
     private static func ratioText(_ ratio: Double) -> String {
-        ratio == ratio.rounded() && abs(ratio) < 1e6 ? String(Int(ratio)) : String(ratio)
+        var text = ratio.fixed(decimals: 2)
+        while text.hasSuffix("0") { text.removeLast() }
+        if text.hasSuffix(".") { text.removeLast() }
+        return text
     }
 }

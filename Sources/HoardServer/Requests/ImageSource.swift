@@ -59,13 +59,20 @@ public enum ImageSource: Sendable, Hashable, CustomStringConvertible {
     }
 
     private static func localComponents(_ path: String) throws(ServeError) -> [String] {
-        let components = path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        // Split on the byte `/`, not on Characters: "/\u{301}" is one Character holding a slash.
+        let components = path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true)
+            .map { String(decoding: $0, as: UTF8.self) }
         guard !components.isEmpty else { throw .badOptions("local: names no file") }
-        for component in components {
-            guard component != ".", component != "..", !component.contains("\0"), component.utf8.count <= 255 else {
-                throw .badOptions("local: path component \"\(component)\" is not allowed")
-            }
+        for component in components where !Self.isPlainName(component) {
+            throw .badOptions("local: path component \"\(component)\" is not allowed")
         }
         return components
+    }
+
+    /// Whether `name` is one file name: not empty, `.` or `..`, no `/` or NUL, at most 255 bytes.
+    package static func isPlainName(_ name: String) -> Bool {
+        let bytes = name.utf8
+        return !bytes.isEmpty && name != "." && name != ".." && bytes.count <= 255
+            && !bytes.contains(UInt8(ascii: "/")) && !bytes.contains(0)
     }
 }

@@ -20,14 +20,37 @@ public struct ProcessingOptions: Sendable, Hashable {
 
     /// Which part of the image a `fill` keeps.
     public enum Gravity: String, Sendable, CaseIterable {
-        case center, north, south, east, west
-        case northEast = "ne", northWest = "nw", southEast = "se", southWest = "sw"
+        /// The middle.
+        case center
+        /// The top edge's middle.
+        case north
+        /// The bottom edge's middle.
+        case south
+        /// The right edge's middle.
+        case east
+        /// The left edge's middle.
+        case west
+        /// The top right corner (`ne`).
+        case northEast = "ne"
+        /// The top left corner (`nw`).
+        case northWest = "nw"
+        /// The bottom right corner (`se`).
+        case southEast = "se"
+        /// The bottom left corner (`sw`).
+        case southWest = "sw"
     }
 
     /// The output format; `auto` picks WebP for a client that accepts it, else PNG for an image
     /// with transparency and JPEG for one without.
     public enum Format: String, Sendable, CaseIterable {
-        case auto, jpeg, png, webp
+        /// WebP for a client that accepts it, else PNG or JPEG by transparency.
+        case auto
+        /// JPEG at the quality.
+        case jpeg
+        /// PNG.
+        case png
+        /// WebP at the quality (lossless with transparency at quality 100).
+        case webp
     }
 
     /// The largest width or height a request may ask for, in output pixels.
@@ -66,8 +89,11 @@ public struct ProcessingOptions: Sendable, Hashable {
     ///
     /// - Throws: ``ServeError/badOptions(_:)`` naming the first field out of range.
     public func validate() throws(ServeError) {
-        guard pixelRatio.isFinite, pixelRatio >= 1, pixelRatio <= Self.maximumPixelRatio else {
-            throw .badOptions("dpr: \(pixelRatio) is not a ratio from 1 to \(Int(Self.maximumPixelRatio))")
+        guard pixelRatio.isFinite, pixelRatio >= 1, pixelRatio <= Self.maximumPixelRatio,
+            (pixelRatio * 100).rounded() == pixelRatio * 100
+        else {
+            throw .badOptions(
+                "dpr: \(pixelRatio) is not a ratio from 1 to \(Int(Self.maximumPixelRatio)) with at most two decimals")
         }
         for (name, value) in [("w", width), ("h", height ?? width)] {
             guard value >= 1, Self.scaled(value, by: pixelRatio) <= Self.maximumSide else {

@@ -26,6 +26,8 @@ public enum ServeError: Error, Sendable, Equatable, CustomStringConvertible {
     case originTimedOut(String)
     /// The work queue is full; the client should retry after `retryAfter` seconds (503).
     case overloaded(retryAfter: Int)
+    /// The server failed on its side: its cache, its files (500). The detail is logged, never sent.
+    case internalError(String)
 
     /// The HTTP status code the case answers with.
     public var status: Int {
@@ -37,6 +39,7 @@ public enum ServeError: Error, Sendable, Equatable, CustomStringConvertible {
         case .notAnImage: 415
         case .badImage: 422
         case .originFailed: 502
+        case .internalError: 500
         case .overloaded: 503
         case .originTimedOut: 504
         }
@@ -55,6 +58,14 @@ public enum ServeError: Error, Sendable, Equatable, CustomStringConvertible {
         case .originFailed(let reason): "Origin failed: \(reason)"
         case .originTimedOut(let reason): "Origin timed out: \(reason)"
         case .overloaded(let seconds): "Overloaded: retry after \(seconds) s"
+        case .internalError(let detail): "Internal error: \(detail)"
         }
+    }
+
+    /// What the response's body says: the description, except for an internal error, whose
+    /// detail (paths, the cache's own errors) stays in the log.
+    public var responseMessage: String {
+        if case .internalError = self { return "Internal error (see the server's log)" }
+        return description
     }
 }

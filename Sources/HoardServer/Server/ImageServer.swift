@@ -7,6 +7,7 @@ import HoardSystem
 import Hummingbird
 import Logging
 import NIOCore
+import NIOPosix
 
 /// The image server as routes a Hummingbird application mounts: `GET <prefix>/health`,
 /// `GET <prefix>/ready`, `GET <prefix>/metrics` (with a registry) and
@@ -28,6 +29,10 @@ public final class ImageServer: Sendable {
     let hoard: Hoard
     let configuration: ServerConfiguration
     let queue: WorkQueue
+    /// Places for requests loading an original (reading, downloading, revalidating) and making a
+    /// variant: at most the decode places plus the queue's, each holding one source at most, so
+    /// that memory stays bounded under a flood of new variants; 503 beyond.
+    let loads: WorkQueue
     let local: LocalSourceReader?
     let downloader: Downloader
     let originalCache: OriginalCache
@@ -63,6 +68,7 @@ public final class ImageServer: Sendable {
                 configuration: .init(costLimit: configuration.memoryBytes, defaultExpiry: .seconds(60)))
             : nil
         queue = WorkQueue(concurrency: configuration.decodeConcurrency, capacity: configuration.queueCapacity)
+        loads = WorkQueue(concurrency: configuration.decodeConcurrency + configuration.queueCapacity, capacity: 0)
         local = configuration.sources.localRoot.map {
             LocalSourceReader(root: $0, maximumBytes: configuration.maximumSourceBytes)
         }
@@ -79,7 +85,7 @@ public final class ImageServer: Sendable {
     /// the full path before the signature, also when `router` is a group).
     public func addRoutes<Context: RequestContext>(to router: some RouterMethods<Context>, prefix: String = "") {
         let group = prefix.isEmpty ? "" : prefix
-        router.get(RouterPath(group + "/health")) { _, _ in Response(status: .ok, body: Self.text("ok")) }
+        router.get(RouterPath(group + "/health")) { _, _ in Self.textResponse(.ok, "ok") }
         router.get(RouterPath(group + "/ready")) { [self] _, _ in await readiness() }
         if let metrics {
             router.get(RouterPath(group + "/metrics")) { _, _ in
@@ -126,27 +132,29 @@ public final class ImageServer: Sendable {
     /// The answer to one image request: the image, a 304, or the error's status and message.
     func respond(to request: Request, path: String) async -> Response {
         do {
+            // One URL per image: a query would make endless cache keys for a CDN in front.
+            guard request.uri.query == nil else { throw ServeError.badOptions("the path takes no query") }
             let image = try await image(for: path, accept: request.headers[.accept])
             var headers = HTTPFields()
             headers[.contentType] = image.mediaType
-            headers[.eTag] = image.entityTag
+            if let entityTag = image.entityTag { headers[.eTag] = entityTag }
             headers[.cacheControl] = "public, max-age=\(configuration.cacheMaxAge)"
             if image.variesByAccept { headers[.vary] = "Accept" }
-            if let condition = request.headers[.ifNoneMatch], Self.matches(condition, image.entityTag) {
+            if let entityTag = image.entityTag, let condition = request.headers[.ifNoneMatch],
+                Self.matches(condition, entityTag)
+            {
                 return Response(status: .notModified, headers: headers)
             }
             return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(data: image.bytes)))
         } catch {
-            let serveError = error as? ServeError ?? .originFailed("\(error)")
+            let serveError = Self.serveError(error)
             var headers = HTTPFields()
             headers[.cacheControl] = "no-store"
             if case .overloaded(let seconds) = serveError { headers[.retryAfter] = "\(seconds)" }
             if serveError.status >= 500 {
                 logger.warning("request failed", metadata: ["path": .string(path), "error": .string(serveError.description)])
             }
-            return Response(
-                status: HTTPResponse.Status(code: serveError.status), headers: headers,
-                body: Self.text(serveError.description))
+            return Self.textResponse(HTTPResponse.Status(code: serveError.status), serveError.responseMessage, headers)
         }
     }
 
@@ -154,15 +162,18 @@ public final class ImageServer: Sendable {
     struct Answer: Sendable {
         let bytes: Data
         let mediaType: String
-        let entityTag: String
-        let variesByAccept: Bool
+        /// From the content; `nil` when the system's SHA-256 failed (then no 304 is possible).
+        let entityTag: String?
+        var variesByAccept: Bool
     }
 
     /// The image for a path: parsed, authenticated, its source checked, then from the cache or made.
     func image(for path: String, accept: String?) async throws -> Answer {
+        // The signature first: an unauthenticated client learns nothing about options or presets.
+        let (signature, signedPart) = try ImagePath.signature(of: path)
+        try authenticate(signature: signature, signedPart: signedPart)
         let request = try ImagePath(
             parsing: path, presets: configuration.presets, presetsOnly: configuration.presetsOnly)
-        try authenticate(request)
         try configuration.sources.prefix(for: request.source)
         let negotiation = FormatNegotiation(accept: accept)
         let format: ThumbnailKey.Format =
@@ -177,18 +188,21 @@ public final class ImageServer: Sendable {
         switch request.source {
         case .local(let components):
             guard let local else { throw ServeError.sourceRefused("local files are not served (no --root)") }
-            let file = try local.open(components)
+            let found = try local.find(components)
             variant = try Variant(
-                options: request.options, format: format, sourceName: ThumbnailKey.sourceName(ofFile: file.path),
-                fingerprint: file.fingerprint)
-            load = { try file.read() }
+                options: request.options, format: format, sourceName: ThumbnailKey.sourceName(ofFile: found.path),
+                fingerprint: found.fingerprint)
+            load = { try local.read(found) }
         case .remote(let url):
             variant = try Variant(
                 options: request.options, format: format, sourceName: Self.sourceName(of: url), fingerprint: nil)
             load = { throw ServeError.originFailed("a remote source is read through the originals' cache") }
         }
-        if let answer = answers?.value(forKey: variant.cacheKey) {
+        let variesByAccept = request.options.format == .auto
+        if var answer = answers?.value(forKey: variant.cacheKey) {
             metrics?.countMemoryHit()
+            // `f:webp` and `f:auto` for a WebP client share a key; only the latter varies.
+            answer.variesByAccept = variesByAccept
             return answer
         }
         let bytes: Data
@@ -197,10 +211,10 @@ public final class ImageServer: Sendable {
         } else {
             bytes = try await cached(variant, load: load)
         }
-        let digest = SHA256.hash(Array(bytes)).map { SHA256.hex($0.prefix(16)) } ?? "\(bytes.count)"
         let answer = Answer(
             bytes: bytes, mediaType: ImageFormat(sniffing: bytes)?.mediaType ?? "application/octet-stream",
-            entityTag: "\"\(digest)\"", variesByAccept: request.options.format == .auto)
+            entityTag: SHA256.hash(Array(bytes)).map { "\"" + SHA256.hex($0.prefix(16)) + "\"" },
+            variesByAccept: variesByAccept)
         try? answers?.setValue(answer, forKey: variant.cacheKey, cost: bytes.count)
         return answer
     }
@@ -208,23 +222,34 @@ public final class ImageServer: Sendable {
     /// The variant's bytes from the cache, or made from the original `load` gives (one decode
     /// per key at a time, in the queue).
     private func cached(_ variant: Variant, load: @escaping @Sendable () async throws -> Data) async throws -> Data {
-        let maximumPixels = configuration.maximumPixels
-        let entry = try await hoard.encodedEntry(Image.self, forKey: variant.cacheKey) { [queue, metrics] in
-            var started = ContinuousClock.now
-            let original = try await load()
-            metrics?.record(.origin, ContinuousClock.now - started)
-            started = ContinuousClock.now
-            return try await queue.run {
-                metrics?.record(.queue, ContinuousClock.now - started)
-                return try variant.make(from: original, maximumPixels: maximumPixels) { stage, duration in
-                    metrics?.record(stage, duration)
-                }
+        let render = renderer(variant)
+        let entry = try await hoard.encodedEntry(Image.self, forKey: variant.cacheKey) { [loads, metrics] in
+            try await loads.run {
+                let started = ContinuousClock.now
+                let original = try await load()
+                metrics?.record(.origin, ContinuousClock.now - started)
+                return try await render(original)
             }
         }
         if let storeError = entry.storeError {
             logger.warning("cannot cache a variant", metadata: ["key": .string(variant.cacheKey), "error": "\(storeError)"])
         }
         return entry.value
+    }
+
+    /// Makes `variant` from an original: a place in the decode queue, then the work on NIO's
+    /// blocking-work threads (the cooperative pool stays free for requests that need no decode).
+    private func renderer(_ variant: Variant) -> @Sendable (Data) async throws -> Data {
+        let maximumPixels = configuration.maximumPixels
+        return { [queue, metrics] original in
+            let queued = ContinuousClock.now
+            return try await queue.run {
+                metrics?.record(.queue, ContinuousClock.now - queued)
+                return try await NIOThreadPool.singleton.runIfActive {
+                    try variant.make(from: original, maximumPixels: maximumPixels) { metrics?.record($0, $1) }
+                }
+            }
+        }
     }
 
     /// A remote source's variant: its original checked with the origin when stale (as `hoard
@@ -236,34 +261,33 @@ public final class ImageServer: Sendable {
         let started = ContinuousClock.now
         let check: OriginalCache.Check
         do {
-            check = try await originalCache.check(url, identifier: identifier, thumbnailKey: variant.cacheKey, work: work)
+            // A stale original's revalidation may download it: that takes a place too.
+            check = try await loads.run {
+                try await originalCache.check(url, identifier: identifier, thumbnailKey: variant.cacheKey, work: work)
+            }
         } catch {
             throw Self.serveError(error)
         }
         if !check.thumbnailIsCurrent { try await hoard.remove(forKey: variant.cacheKey) }
         metrics?.record(.origin, ContinuousClock.now - started)
-        let maximumPixels = configuration.maximumPixels
+        let make = renderer(variant)
         let entry = try await hoard.encodedEntry(Image.self, forKey: variant.cacheKey) {
-            [queue, metrics, originalCache] in
-            let make: @Sendable (Data) async throws -> Data = { original in
-                let queued = ContinuousClock.now
-                return try await queue.run {
-                    metrics?.record(.queue, ContinuousClock.now - queued)
-                    return try variant.make(from: original, maximumPixels: maximumPixels) { metrics?.record($0, $1) }
-                }
-            }
+            [loads, metrics, originalCache] in
             do {
-                let used: OriginalCache.Original
-                if let downloaded = check.original {
-                    used = downloaded
-                } else {
-                    let fetching = ContinuousClock.now
-                    used = try await originalCache.original(url, identifier: identifier, work: work, makeThumbnail: make)
-                    metrics?.record(.origin, ContinuousClock.now - fetching)
+                return try await loads.run {
+                    let used: OriginalCache.Original
+                    if let downloaded = check.original {
+                        used = downloaded
+                    } else {
+                        let fetching = ContinuousClock.now
+                        used = try await originalCache.original(
+                            url, identifier: identifier, work: work, makeThumbnail: make)
+                        metrics?.record(.origin, ContinuousClock.now - fetching)
+                    }
+                    let made = if let thumbnail = work.thumbnail { thumbnail } else { try await make(used.bytes) }
+                    try await originalCache.recordThumbnail(variant.cacheKey, madeFrom: used)
+                    return made
                 }
-                let made = if let thumbnail = work.thumbnail { thumbnail } else { try await make(used.bytes) }
-                try await originalCache.recordThumbnail(variant.cacheKey, madeFrom: used)
-                return made
             } catch {
                 throw Self.serveError(error)
             }
@@ -285,10 +309,10 @@ public final class ImageServer: Sendable {
         }
         let addresses: [IPAddress]
         do {
-            // getaddrinfo blocks: off the cooperative pool's threads.
-            addresses = try await Task.detached { try SourcePolicy.resolve(host: host) }.value
+            // getaddrinfo blocks: on NIO's blocking-work threads, not the cooperative pool's.
+            addresses = try await NIOThreadPool.singleton.runIfActive { try SourcePolicy.resolve(host: host) }
         } catch {
-            throw .failed("\(host) does not resolve")
+            throw .failed("\(host) does not resolve: \(error)")
         }
         do {
             try policy.check(addresses: addresses, for: prefix)
@@ -311,25 +335,27 @@ public final class ImageServer: Sendable {
             case .refused(let reason): return .sourceRefused(reason.replacingOccurrences(of: "Source refused: ", with: ""))
             case .redirectLoop, .tooManyRedirects, .connectionRefused, .failed: return .originFailed("\(error)")
             }
-        default: return .originFailed("\(error)")
+        case is CancellationError: return .originTimedOut("the request was cancelled")
+        default: return .internalError("\(error)")
         }
     }
 
-    private func authenticate(_ request: ImagePath) throws(ServeError) {
-        guard let signature = request.signature else {
+    private func authenticate(signature: String?, signedPart: String) throws(ServeError) {
+        guard let signature else {
             guard configuration.allowsUnsigned else { throw .signatureRefused("unsigned URLs are not allowed") }
             return
         }
         guard let signer = configuration.signer else { throw .signatureRefused("no signing key is configured") }
-        try signer.verify(signature: signature, signedPart: request.signedPart)
+        try signer.verify(signature: signature, signedPart: signedPart)
     }
 
     private func readiness() async -> Response {
         do {
             _ = try await hoard.retrieve(Data.self, forKey: "hoard-serve/readiness")
-            return Response(status: .ok, body: Self.text("ready"))
+            return Self.textResponse(.ok, "ready")
         } catch {
-            return Response(status: .serviceUnavailable, body: Self.text("not ready: \(error)"))
+            logger.warning("not ready", metadata: ["error": .string("\(error)")])
+            return Self.textResponse(.serviceUnavailable, "not ready: a cache tier fails (see the log)")
         }
     }
 
@@ -351,7 +377,13 @@ public final class ImageServer: Sendable {
         }
     }
 
-    private static func text(_ message: String) -> ResponseBody {
-        ResponseBody(byteBuffer: ByteBuffer(string: message + "\n"))
+    /// A one-line plain-text answer, never sniffed as anything else.
+    private static func textResponse(_ status: HTTPResponse.Status, _ message: String, _ headers: HTTPFields = [:])
+        -> Response
+    {
+        var headers = headers
+        headers[.contentType] = "text/plain; charset=utf-8"
+        headers[.xContentTypeOptions] = "nosniff"
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: message + "\n")))
     }
 }

@@ -44,7 +44,7 @@ public struct ServerConfiguration: Sendable {
     /// A configuration that verifies with `signer` and reads no source until ``sources`` allows some.
     public init(signer: URLSigner?) {
         self.signer = signer
-        sources = try! SourcePolicy(allowing: [])
+        sources = .none
     }
 
     /// Checks every number.
@@ -69,10 +69,3 @@ public struct ServerConfiguration: Sendable {
     }
 }
 
-extension Duration {
-    /// Whole milliseconds, at least 1 (at most about 35 years).
-    var milliseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return max(1, min(seconds, 1 << 40) * 1000 + attoseconds / 1_000_000_000_000_000)
-    }
-}

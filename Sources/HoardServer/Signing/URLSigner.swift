@@ -75,7 +75,11 @@ public struct URLSigner: Sendable {
     /// - Throws: ``ServeError/signatureRefused(_:)`` when it is not Base64 of 32 bytes or no pair
     ///   gives it.
     public func verify(signature: String, signedPart: String) throws(ServeError) {
-        guard let received = Base64URL.decode(signature), received.count == 32 else {
+        // Exactly the 43 characters `signature(of:)` writes: no padding, no other spelling of the
+        // same bytes, so that one image has one URL.
+        guard signature.utf8.count == 43, let received = Base64URL.decode(signature), received.count == 32,
+            Base64URL.encode(received) == signature
+        else {
             throw .signatureRefused("the signature is not 43 characters of URL-safe Base64")
         }
         let message = Array(signedPart.utf8)

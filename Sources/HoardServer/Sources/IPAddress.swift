@@ -25,7 +25,8 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
         case `private`
         /// The link: `169.254/16`, `fe80::/10`.
         case linkLocal = "link-local"
-        /// A cloud instance's metadata service: `169.254.169.254`, `fd00:ec2::254`, `100.100.100.200`.
+        /// A cloud instance's metadata service: `169.254.169.254`, `fd00:ec2::254`, `100.100.100.200`,
+        /// `168.63.129.16`.
         case metadata
         /// Not a host: `0.0.0.0/8`, `::`, multicast, broadcast, reserved and documentation ranges.
         case reserved
@@ -77,6 +78,13 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
             return Self.kind(ofV4: Array(b[12...]))
         }
         if b[0] == 0x20 && b[1] == 0x02 { return Self.kind(ofV4: Array(b[2..<6])) }
+        // IPv4-translated ::ffff:0:a.b.c.d (SIIT).
+        if b[0..<8].allSatisfy({ $0 == 0 }) && b[8] == 0xFF && b[9] == 0xFF && b[10] == 0 && b[11] == 0 {
+            return Self.kind(ofV4: Array(b[12...]))
+        }
+        // Local-use NAT64 (64:ff9b:1::/48) and Teredo (2001::/32) reach networks the server cannot see.
+        if b[0] == 0x00 && b[1] == 0x64 && b[2] == 0xFF && b[3] == 0x9B && b[4] == 0 && b[5] == 1 { return .reserved }
+        if b[0] == 0x20 && b[1] == 0x01 && b[2] == 0 && b[3] == 0 { return .reserved }
         if b[0..<15].allSatisfy({ $0 == 0 }) { return b[15] == 1 ? .loopback : .reserved }
         // IPv4-compatible (deprecated) ::a.b.c.d.
         if b[0..<12].allSatisfy({ $0 == 0 }) { return .reserved }
@@ -92,13 +100,14 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
 
     private static func kind(ofV4 b: [UInt8]) -> Kind {
         switch (b[0], b[1], b[2], b[3]) {
-        case (169, 254, 169, 254), (100, 100, 100, 200): .metadata
+        case (169, 254, 169, 254), (100, 100, 100, 200), (168, 63, 129, 16): .metadata
         case (127, _, _, _): .loopback
         case (10, _, _, _), (192, 168, _, _): .private
         case (172, let second, _, _) where (16...31).contains(second): .private
         case (100, let second, _, _) where (64...127).contains(second): .private
         case (169, 254, _, _): .linkLocal
-        case (0, _, _, _), (192, 0, 0, _), (192, 0, 2, _), (198, 51, 100, _), (203, 0, 113, _): .reserved
+        case (0, _, _, _), (192, 0, 0, _), (192, 0, 2, _), (192, 88, 99, _), (198, 51, 100, _), (203, 0, 113, _):
+            .reserved
         case (198, let second, _, _) where second == 18 || second == 19: .reserved
         case (let first, _, _, _) where first >= 224: .reserved
         default: .global

@@ -35,6 +35,15 @@ public struct SourcePolicy: Sendable {
     /// Kinds of address allowed besides global ones, for every prefix.
     public let allowedKinds: Set<IPAddress.Kind>
 
+    /// A policy that allows no source.
+    public static let none = SourcePolicy(prefixes: [], localRoot: nil, allowedKinds: [])
+
+    private init(prefixes: [Prefix], localRoot: String?, allowedKinds: Set<IPAddress.Kind>) {
+        self.prefixes = prefixes
+        self.localRoot = localRoot
+        self.allowedKinds = allowedKinds
+    }
+
     /// A policy over URL prefixes (`https://host[:port]/path`), a local root and extra address kinds.
     ///
     /// - Throws: ``ServeError/badOptions(_:)`` for a prefix that is not an http(s) URL with a host,
@@ -86,7 +95,11 @@ public struct SourcePolicy: Sendable {
         let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        #if canImport(Glibc)
+            hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        #else
+            hints.ai_socktype = SOCK_STREAM
+        #endif
         var list: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(bare, nil, &hints, &list)
         guard status == 0, let list else { throw .originFailed("\(host) does not resolve") }
@@ -99,12 +112,12 @@ public struct SourcePolicy: Sendable {
                 case AF_INET:
                     socket.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { v4 in
                         var address = v4.pointee.sin_addr
-                        addresses.append(IPAddress(bytes: withUnsafeBytes(of: &address) { Array($0) })!)
+                        IPAddress(bytes: withUnsafeBytes(of: &address) { Array($0) }).map { addresses.append($0) }
                     }
                 case AF_INET6:
                     socket.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { v6 in
                         var address = v6.pointee.sin6_addr
-                        addresses.append(IPAddress(bytes: withUnsafeBytes(of: &address) { Array($0) })!)
+                        IPAddress(bytes: withUnsafeBytes(of: &address) { Array($0) }).map { addresses.append($0) }
                     }
                 default: break
                 }
@@ -129,8 +142,16 @@ public struct SourcePolicy: Sendable {
         else { throw .badOptions("\(text) carries user information, a query or a fragment") }
         let port = components.port ?? (scheme == "https" ? 443 : 80)
         let path = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
-        guard !path.split(separator: "/").contains(where: { $0 == ".." || $0 == "." || $0.lowercased().contains("%2e") })
-        else { throw .badOptions("\(text) has a dot segment in its path") }
+        // No way out of a prefix's folder as the origin may read the path: dot segments in any
+        // spelling (`..`, `%2e%2e`, `..;`), encoded slashes and backslashes.
+        let lowered = path.lowercased()
+        let escapes =
+            lowered.contains("%2f") || lowered.contains("%5c") || lowered.contains("\\")
+            || lowered.split(separator: "/").contains { segment in
+                let decoded = segment.removingPercentEncoding ?? String(segment)
+                return decoded == "." || decoded.hasPrefix("..") || decoded.hasPrefix(".;")
+            }
+        guard !escapes else { throw .badOptions("\(text) has a dot segment or an encoded slash in its path") }
         return Prefix(scheme: scheme, host: host, port: port, path: path)
     }
 
