@@ -33,6 +33,9 @@ public final class ImageServer: Sendable {
     /// variant: at most the decode places plus the queue's, each holding one source at most, so
     /// that memory stays bounded under a flood of new variants; 503 beyond.
     let loads: WorkQueue
+    /// The threads decodes run on: the server's own, so that a decode never waits behind, or holds
+    /// up, the cooperative pool or NIO's shared blocking-work threads (DNS lookups run there).
+    let decodeThreads: NIOThreadPool
     let local: LocalSourceReader?
     let downloader: Downloader
     let originalCache: OriginalCache
@@ -69,6 +72,8 @@ public final class ImageServer: Sendable {
             : nil
         queue = WorkQueue(concurrency: configuration.decodeConcurrency, capacity: configuration.queueCapacity)
         loads = WorkQueue(concurrency: configuration.decodeConcurrency + configuration.queueCapacity, capacity: 0)
+        decodeThreads = NIOThreadPool(numberOfThreads: configuration.decodeConcurrency)
+        decodeThreads.start()
         local = configuration.sources.localRoot.map {
             LocalSourceReader(root: $0, maximumBytes: configuration.maximumSourceBytes)
         }
@@ -124,9 +129,10 @@ public final class ImageServer: Sendable {
         metrics?.record(inFlight: requests, queueLength: queue.counts.waiting)
     }
 
-    /// Stops the HTTP client; call once the application has stopped.
+    /// Stops the HTTP client and the decode threads; call once the application has stopped.
     public func shutdown() async throws {
         try await downloader.shutdown()
+        try await decodeThreads.shutdownGracefully()
     }
 
     /// The answer to one image request: the image, a 304, or the error's status and message.
@@ -237,15 +243,15 @@ public final class ImageServer: Sendable {
         return entry.value
     }
 
-    /// Makes `variant` from an original: a place in the decode queue, then the work on NIO's
-    /// blocking-work threads (the cooperative pool stays free for requests that need no decode).
+    /// Makes `variant` from an original: a place in the decode queue, then the work on the
+    /// server's decode threads (the cooperative pool stays free for requests that need no decode).
     private func renderer(_ variant: Variant) -> @Sendable (Data) async throws -> Data {
         let maximumPixels = configuration.maximumPixels
-        return { [queue, metrics] original in
+        return { [queue, metrics, decodeThreads] original in
             let queued = ContinuousClock.now
             return try await queue.run {
                 metrics?.record(.queue, ContinuousClock.now - queued)
-                return try await NIOThreadPool.singleton.runIfActive {
+                return try await decodeThreads.runIfActive {
                     try variant.make(from: original, maximumPixels: maximumPixels) { metrics?.record($0, $1) }
                 }
             }

@@ -71,8 +71,9 @@ struct ServerFixture: Sendable {
         configuration.allowsUnsigned = unsigned
         configuration.sources = try SourcePolicy(allowing: prefixes, localRoot: root)
         configuration.maximumSourceBytes = Self.maximumSourceBytes
-        // Long enough for any answer on a loaded machine; /slow and /endless run past it.
-        configuration.requestTimeout = .seconds(5)
+        // Long enough for any answer on a loaded 2-core machine running the whole suite at once;
+        // /slow runs past it.
+        configuration.requestTimeout = .seconds(15)
         configuration.presets = ["small": ["w:50", "f:png"]]
         return configuration
     }
