@@ -21,11 +21,15 @@ APT_PACKAGES = [  # (how to tell it is there, Debian package)
     (lambda: Path("/usr/bin/time").exists(), "time"),
     (lambda: shutil.which("redis-server"), "redis-server"),
     (lambda: shutil.which("redis-benchmark") and shutil.which("redis-cli"), "redis-tools"),
+    (lambda: shutil.which("wrk"), "wrk"),  # serve: the load generator for every side
+    (lambda: shutil.which("nginx"), "nginx"),  # serve: the origin, a peer, static files
+    (lambda: Path("/usr/lib/nginx/modules/ngx_http_image_filter_module.so").exists(), "libnginx-mod-http-image-filter"),
 ]
 # The source photos of peers/prepare_images.py.
 NO_RECOMMENDS = [(lambda: Path("/usr/share/backgrounds/mate/nature/Aqua.jpg").exists(), "mate-backgrounds")]
 PYTHON_MODULES = [("diskcache", "diskcache", "python3-diskcache"), ("PIL", "pillow", "python3-pil"),
-                  ("matplotlib", "matplotlib", "python3-matplotlib")]
+                  ("matplotlib", "matplotlib", "python3-matplotlib"),
+                  ("thumbor", "thumbor==7.8.0", None)]  # serve's peer; skipped when pip cannot install it
 BIN = RESULTS / "bin"
 
 
@@ -48,6 +52,9 @@ def install_peers(run):
         run(sudo + ["apt-get", "update"], "setup")
         if apt:
             run(sudo + ["apt-get", "install", "-y"] + apt, "setup", env=noninteractive)
+        if "nginx" in apt:
+            # Debian starts the system nginx on 0.0.0.0:80; the benchmark runs its own on loopback.
+            run(sudo + ["service", "nginx", "stop"], "setup", check=False)
         if apt_bare:
             run(sudo + ["apt-get", "install", "-y", "--no-install-recommends"] + apt_bare, "setup", env=noninteractive)
     for module, pip_name, debian_name in PYTHON_MODULES:
@@ -55,6 +62,9 @@ def install_peers(run):
             continue
         log(f"installing {pip_name} with pip")
         if run([PYTHON, "-m", "pip", "install", pip_name], "setup", check=False) and importable(module):
+            continue
+        if debian_name is None:
+            log(f"pip could not install {pip_name}; the sections that use it skip it")
             continue
         # Debian's own python3 refuses pip installs (PEP 668): take the distribution's package.
         log(f"pip could not install {pip_name}; trying apt-get install {debian_name}")

@@ -1,0 +1,299 @@
+"""serve: `hoard serve` against thumbor and nginx's image_filter, in the setup of imgproxy's image-server
+benchmark: the 60-photo batch served by nginx on loopback as the origin, fit in 512x512, JPEG quality 80
+(and a WebP row), two concurrent connections (one per core), a fixed time per side, wrk for every side."""
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import time
+import urllib.parse
+import urllib.request
+
+from .redis import RedisServer, free_port
+from .report import row, side
+from .runner import RESULTS, Section
+
+SECONDS = 10  # per side and repetition
+CONNECTIONS = 2
+BOX = 512
+COLD_TARGET = 1.5
+WARM_TARGET = 0.5
+IMAGE_FILTER = "/usr/lib/nginx/modules/ngx_http_image_filter_module.so"
+
+# wrk: the paths of a file, taken in turn by every connection (so no path repeats until all are
+# used), with Accept from the environment; prints requests/s, p50, p95 (ms) and non-2xx answers.
+WRK_SCRIPT = r"""
+local paths = {}
+for line in io.lines(os.getenv("WRK_PATHS")) do paths[#paths + 1] = line end
+local accept = os.getenv("WRK_ACCEPT") or "image/jpeg"
+local threads, counter, step = {}, 0, 1
+function setup(thread)
+  thread:set("first", #threads)
+  table.insert(threads, thread)
+end
+function init(args)
+  counter = first
+  step = #threads
+end
+function request()
+  counter = counter + step
+  return wrk.format("GET", paths[(counter % #paths) + 1], {["Accept"] = accept})
+end
+function done(summary, latency, requests)
+  io.write(string.format("rps %.2f p50 %.3f p95 %.3f bad %d\n",
+    summary.requests / (summary.duration / 1e6), latency:percentile(50) / 1000,
+    latency:percentile(95) / 1000, summary.errors.status + summary.errors.connect + summary.errors.read))
+end
+"""
+
+
+def wait_for(url, seconds=30):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        try:
+            with urllib.request.urlopen(url, timeout=2):
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError(f"{url} did not answer within {seconds} s")
+
+
+def peak_rss_mib(pid):
+    with open(f"/proc/{pid}/status") as status:
+        m = re.search(r"^VmHWM:\s+(\d+) kB", status.read(), re.M)
+    return int(m.group(1)) / 1024 if m else None
+
+
+class Process:
+    """A server process started with its output in the log, stopped by its PID."""
+
+    def __init__(self, command, log_path, env=None):
+        self.command, self.log_path, self.env = [str(a) for a in command], log_path, env
+
+    def __enter__(self):
+        with open(self.log_path, "a") as log_file:
+            self.process = subprocess.Popen(self.command, stdout=log_file, stderr=subprocess.STDOUT,
+                                            env={**os.environ, **(self.env or {})})
+        return self
+
+    def __exit__(self, *exc):
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+    @property
+    def pid(self):
+        return self.process.pid
+
+
+def nginx_config(folder, origin_port, resizer_port, front_port, batch):
+    """The origin (static files), a resizer (image_filter, fit in W x W at q80, WebP not supported by
+    the module), and a front with proxy_cache before the resizer; plus a static server of FOLDER/static."""
+    return f"""
+load_module {IMAGE_FILTER};
+worker_processes 2;
+daemon off;
+pid {folder}/nginx.pid;
+error_log {folder}/error.log;
+events {{ worker_connections 256; }}
+http {{
+  access_log off;
+  client_body_temp_path {folder}/body;
+  proxy_temp_path {folder}/proxy;
+  fastcgi_temp_path {folder}/fastcgi;
+  uwsgi_temp_path {folder}/uwsgi;
+  scgi_temp_path {folder}/scgi;
+  proxy_cache_path {folder}/cache levels=1:2 keys_zone=thumbs:10m max_size=1g inactive=1h use_temp_path=off;
+  server {{ listen 127.0.0.1:{origin_port}; root {batch}; }}
+  server {{
+    listen 127.0.0.1:{resizer_port};
+    location ~ ^/(?<w>\\d+)/(?<name>[^/]+)$ {{
+      proxy_pass http://127.0.0.1:{origin_port}/$name;
+      image_filter resize $w $w;
+      image_filter_jpeg_quality 80;
+      image_filter_buffer 32M;
+    }}
+  }}
+  server {{
+    listen 127.0.0.1:{front_port};
+    location /static/ {{ alias {folder}/static/; }}
+    location / {{
+      proxy_pass http://127.0.0.1:{resizer_port};
+      proxy_cache thumbs;
+      proxy_cache_valid 200 1h;
+    }}
+  }}
+}}
+"""
+
+
+def thumbor_config(folder):
+    return f"""
+ALLOW_UNSAFE_URL = True
+QUALITY = 80
+AUTO_WEBP = False
+LOADER = 'thumbor.loaders.http_loader'
+STORAGE = 'thumbor.storages.no_storage'
+RESULT_STORAGE = None
+FILE_STORAGE_ROOT_PATH = '{folder}/storage'
+HTTP_LOADER_MAX_CLIENTS = 64
+ENGINE_THREADPOOL_SIZE = 2
+"""
+
+
+def run_wrk(c, base, paths, folder, name, accept="image/jpeg"):
+    """wrk for SECONDS on PATHS against BASE: (requests/s, p50 ms, p95 ms, non-2xx count)."""
+    paths_file = folder / f"{name}.paths"
+    paths_file.write_text("\n".join(paths) + "\n")
+    script = folder / "paths.lua"
+    script.write_text(WRK_SCRIPT)
+    text = c.run(["env", f"WRK_PATHS={paths_file}", f"WRK_ACCEPT={accept}", "wrk", "-t", CONNECTIONS,
+                  "-c", CONNECTIONS, "-d", f"{SECONDS}s", "--timeout", "30s", "-s", script, base], "serve")
+    m = re.search(r"^rps ([\d.]+) p50 ([\d.]+) p95 ([\d.]+) bad (\d+)$", text, re.M)
+    if not m:
+        raise RuntimeError("no figure in wrk's output (see logs/serve.log)")
+    return float(m.group(1)), float(m.group(2)), float(m.group(3)), int(m.group(4))
+
+
+def cold_widths(count):
+    """COUNT distinct box sides from BOX down: each (photo, side) pair is a variant never made before."""
+    return [BOX - i for i in range(count)]
+
+
+def measure_serve(c):
+    """Cold and warm rows of hoard serve against thumbor and nginx image_filter + proxy_cache."""
+    for tool in ("nginx", "wrk"):
+        if not shutil.which(tool):
+            raise RuntimeError(f"{tool} is not installed (apt-get install nginx libnginx-mod-http-image-filter wrk)")
+    if not os.path.exists(IMAGE_FILTER):
+        raise RuntimeError("nginx's image_filter module is missing (apt-get install libnginx-mod-http-image-filter)")
+    thumbor = shutil.which("thumbor")
+    batch = c.images / "batch_jpg"
+    names = sorted(p.name for p in batch.iterdir() if p.suffix == ".jpg")
+    folder = RESULTS / "tmp" / "serve"
+    shutil.rmtree(folder, ignore_errors=True)
+    (folder / "static").mkdir(parents=True)
+    ports = {name: free_port() for name in ("origin", "resizer", "front", "hoard", "thumbor")}
+    (folder / "nginx.conf").write_text(nginx_config(folder, ports["origin"], ports["resizer"], ports["front"], batch))
+    (folder / "thumbor.conf").write_text(thumbor_config(folder))
+    origin = f"http://127.0.0.1:{ports['origin']}"
+    hoard_path = lambda name, w, fmt: f"/unsafe/w:{w}/q:80/f:{fmt}/plain/" + urllib.parse.quote(
+        f"{origin}/{name}", safe="")
+    thumbor_path = lambda name, w, fmt: f"/unsafe/fit-in/{w}x{w}/filters:quality(80)" + (
+        ":format(webp)" if fmt == "webp" else "") + f"/127.0.0.1:{ports['origin']}/{name}"
+    nginx_path = lambda name, w, fmt: f"/{w}/{name}"
+    widths = cold_widths(40)
+    results = {}
+
+    def hoard_server(cache, extra=()):
+        return Process([c.tools["hoard"], "serve", "--bind", f"127.0.0.1:{ports['hoard']}", "--cache", cache,
+                        "--allow-source", origin + "/", "--allow-unsigned", "--decode-concurrency", "2",
+                        "--queue", "64", "--max-pixels", "100000000"] + list(extra),
+                       c.run.logs / "hoard-serve.log", env={"HOARD_LOG_LEVEL": "warning"})
+
+    with Process(["nginx", "-c", folder / "nginx.conf", "-p", folder], c.run.logs / "nginx.log"):
+        wait_for(origin + "/" + names[0])
+        for rep in range(c.reps):
+            # Each repetition makes new variants: another band of widths.
+            band = [w - 40 * rep for w in widths]
+            for fmt in ("jpeg", "webp"):
+                shutil.rmtree(folder / "hoard-cache", ignore_errors=True)
+                with hoard_server(folder / "hoard-cache") as server:
+                    wait_for(f"http://127.0.0.1:{ports['hoard']}/health")
+                    paths = [hoard_path(n, w, fmt) for w in band for n in names]
+                    figures = run_wrk(c, f"http://127.0.0.1:{ports['hoard']}", paths, folder, f"hoard-{fmt}")
+                    results.setdefault(("hoard", fmt), []).append(figures + (peak_rss_mib(server.pid),))
+                if thumbor:
+                    with Process([thumbor, "--port", ports["thumbor"], "--ip", "127.0.0.1", "--conf",
+                                  folder / "thumbor.conf"], c.run.logs / "thumbor.log") as server:
+                        wait_for(f"http://127.0.0.1:{ports['thumbor']}/healthcheck")
+                        paths = [thumbor_path(n, w, fmt) for w in band for n in names]
+                        figures = run_wrk(c, f"http://127.0.0.1:{ports['thumbor']}", paths, folder, f"thumbor-{fmt}")
+                        results.setdefault(("thumbor", fmt), []).append(figures + (peak_rss_mib(server.pid),))
+                if fmt == "jpeg":
+                    paths = [nginx_path(n, w, fmt) for w in band for n in names]
+                    figures = run_wrk(c, f"http://127.0.0.1:{ports['front']}", paths, folder, "nginx-jpeg")
+                    results.setdefault(("nginx", fmt), []).append(figures + (None,))
+            # Warm: 60 variants made once, then served from hoard's memory, from its disk (no memory
+            # answers), and as static files by nginx (the same bytes).
+            shutil.rmtree(folder / "hoard-warm", ignore_errors=True)
+            for label, extra in (("memory", []), ("disk", ["--memory-limit", "0"])):
+                with hoard_server(folder / "hoard-warm", extra):
+                    base = f"http://127.0.0.1:{ports['hoard']}"
+                    wait_for(base + "/health")
+                    paths = [hoard_path(n, BOX, "jpeg") for n in names]
+                    for name, path in zip(names, paths):  # made (and, for the static side, kept) once
+                        with urllib.request.urlopen(base + path, timeout=60) as response:
+                            (folder / "static" / name).write_bytes(response.read())
+                    results.setdefault(("warm", label), []).append(run_wrk(c, base, paths, folder, f"warm-{label}"))
+            static = [f"/static/{n}" for n in names]
+            results.setdefault(("warm", "static"), []).append(
+                run_wrk(c, f"http://127.0.0.1:{ports['front']}", static, folder, "warm-static"))
+    shutil.rmtree(folder, ignore_errors=True)
+
+    def rps(key):
+        return side(SIDE_LABELS[key], [r[0] for r in results.get(key, [])])
+
+    rows = []
+    for fmt in ("jpeg", "webp"):
+        peers = [rps(("thumbor", fmt))] + ([rps(("nginx", fmt))] if fmt == "jpeg" else [])
+        peers = [p for p in peers if p["runs"]]
+        if not peers:
+            continue
+        for peer in peers:
+            rows.append(row("serve", f"cold: new variant every request, fit {BOX}x{BOX}, {fmt.upper()} q80, "
+                                     f"{CONNECTIONS} connections, {SECONDS} s", "req/s", rps(("hoard", fmt)), peer,
+                            target=COLD_TARGET, note=latency_note(results, ("hoard", fmt), peer_key(peer, fmt))))
+    for label in ("memory", "disk"):
+        rows.append(row("serve", f"warm: 60 variants served from hoard's {label} vs nginx static files, same bytes",
+                        "req/s", rps(("warm", label)), rps(("warm", "static")), target=WARM_TARGET,
+                        note=latency_note(results, ("warm", label), ("warm", "static"))))
+    return rows
+
+
+SIDE_LABELS = {
+    ("hoard", "jpeg"): "hoard serve", ("hoard", "webp"): "hoard serve",
+    ("thumbor", "jpeg"): "thumbor 7.8", ("thumbor", "webp"): "thumbor 7.8",
+    ("nginx", "jpeg"): "nginx image_filter + proxy_cache",
+    ("warm", "memory"): "hoard serve (memory)", ("warm", "disk"): "hoard serve (disk)",
+    ("warm", "static"): "nginx static files",
+}
+
+
+def peer_key(peer, fmt):
+    return ("thumbor", fmt) if peer["label"].startswith("thumbor") else ("nginx", fmt)
+
+
+def latency_note(results, ours, theirs):
+    """p50/p95 latency and peak RSS of both sides, medians over the repetitions."""
+    def part(key):
+        runs = results.get(key, [])
+        if not runs:
+            return "-"
+        p50 = statistics.median(r[1] for r in runs)
+        p95 = statistics.median(r[2] for r in runs)
+        bad = sum(r[3] for r in runs)
+        rss = [r[4] for r in runs if len(r) > 4 and r[4] is not None]
+        text = f"p50 {p50:.0f} ms, p95 {p95:.0f} ms"
+        if rss:
+            text += f", peak RSS {statistics.median(rss):.0f} MiB"
+        if bad:
+            text += f", {bad} non-2xx"
+        return text
+    return f"{SIDE_LABELS[ours]}: {part(ours)}; {SIDE_LABELS[theirs]}: {part(theirs)}"
+
+
+SECTIONS = [Section(
+    "serve", measure_serve, frozenset({"hoard"}),
+    "`hoard serve` (release, `--decode-concurrency 2`) against thumbor 7.8 (pip, `fit-in/512x512`, "
+    "`filters:quality(80)`, no result storage) and nginx 1.22 `image_filter resize 512 512` at q80 behind "
+    "`proxy_cache`, each fed the 60-photo batch by an nginx origin on loopback. wrk, 2 threads x 2 connections, "
+    "10 s per side; the Lua script gives every request a (photo, box side) pair no side has seen in that "
+    "repetition (cold), or cycles 60 made variants (warm: hoard's memory answers, its disk with "
+    "`--memory-limit 0`, and nginx serving the same bytes as static files). Peak RSS from /proc VmHWM.",
+    images=True)]
