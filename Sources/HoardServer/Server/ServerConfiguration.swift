@@ -27,9 +27,9 @@ public struct ServerConfiguration: Sendable {
     public var requestTimeout: Duration = .seconds(30)
     /// Redirects followed per source, each checked as the source is.
     public var maximumRedirects = 5
-    /// Decodes run at once; the machine's cores by default.
-    public var decodeConcurrency = max(1, ProcessInfo.processInfo.activeProcessorCount)
-    /// Requests that may wait for a decode before the server answers 503. 16 by default.
+    /// Decodes run at once, 1 to 1,024; the machine's cores by default.
+    public var decodeConcurrency = min(1024, max(1, ProcessInfo.processInfo.activeProcessorCount))
+    /// Requests that may wait for a decode before the server answers 503, up to 1,000,000. 16 by default.
     public var queueCapacity = 16
     /// `Cache-Control: max-age` of images, in seconds. One day by default.
     public var cacheMaxAge = 86_400
@@ -58,8 +58,9 @@ public struct ServerConfiguration: Sendable {
         let checks: [(String, Bool)] = [
             ("maximum source bytes", maximumSourceBytes >= 1), ("maximum pixels", maximumPixels >= 1),
             ("request timeout", requestTimeout > .zero),
-            ("maximum redirects", (0...20).contains(maximumRedirects)), ("decode concurrency", decodeConcurrency >= 1),
-            ("queue capacity", queueCapacity >= 0), ("cache max-age", cacheMaxAge >= 0), ("memory bytes", memoryBytes >= 0),
+            ("maximum redirects", (0...20).contains(maximumRedirects)),
+            ("decode concurrency", (1...1024).contains(decodeConcurrency)),
+            ("queue capacity", (0...1_000_000).contains(queueCapacity)), ("cache max-age", cacheMaxAge >= 0), ("memory bytes", memoryBytes >= 0),
         ]
         for (name, valid) in checks where !valid { throw .badOptions("\(name) is out of range") }
         for (name, options) in presets {
