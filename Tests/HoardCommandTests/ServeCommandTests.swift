@@ -4,9 +4,6 @@ import HoardServer
 import HoardTestSupport
 import Testing
 
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
 
 @Suite("hoard serve")
 struct ServeCommandTests {
@@ -14,9 +11,7 @@ struct ServeCommandTests {
 
     /// GET `url`: the status, the Content-Type and the body.
     static func get(_ url: String) async throws -> (status: Int, type: String?, body: Data) {
-        let (data, response) = try await URLSession.shared.data(from: try #require(URL(string: url)))
-        let http = try #require(response as? HTTPURLResponse)
-        return (http.statusCode, http.value(forHTTPHeaderField: "Content-Type"), data)
+        try await HTTPGet.get(url)
     }
 
     @Test("starts on a free port, serves signed and unsigned paths and the tool's own thumbnails, and stops on SIGTERM")

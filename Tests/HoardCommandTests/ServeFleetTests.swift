@@ -5,9 +5,6 @@ import HoardTestSupport
 import RedisTestSupport
 import Testing
 
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
 
 @Suite("hoard serve, a fleet sharing Redis", .requiresRedisServer)
 struct ServeFleetTests {
@@ -44,8 +41,8 @@ struct ServeFleetTests {
             let answers = try await withThrowingTaskGroup(of: (String, Int, Data).self) { group in
                 for (address, path) in requests {
                     group.addTask {
-                        let (data, response) = try await URLSession.shared.data(from: try #require(URL(string: address + path)))
-                        return (path, (response as? HTTPURLResponse)?.statusCode ?? 0, data)
+                        let answer = try await HTTPGet.get(address + path)
+                        return (path, answer.status, answer.body)
                     }
                 }
                 return try await group.reduce(into: [(String, Int, Data)]()) { $0.append($1) }
@@ -60,7 +57,7 @@ struct ServeFleetTests {
             #expect(origin.requestCounts["/a.jpg"] == 1 && origin.requestCounts["/b.jpg"] == 1, "\(origin.requestCounts)")
             var decodes = 0
             for address in addresses {
-                let (data, _) = try await URLSession.shared.data(from: try #require(URL(string: address + "/metrics")))
+                let data = try await HTTPGet.get(address + "/metrics").body
                 let line = String(decoding: data, as: UTF8.self).split(separator: "\n")
                     .first { $0.hasPrefix(#"hoard_serve_duration_seconds_count{stage="decode"}"#) }
                 decodes += line.flatMap { $0.split(separator: " ").last }.flatMap { Int($0) } ?? 0

@@ -85,9 +85,12 @@ struct ServerFixture: Sendable {
         let server = try ImageServer(hoard: hoard, configuration: configuration)
         let router = Router()
         server.addRoutes(to: router)
-        let application = Application(router: router, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+        // Live, on a loopback port: the in-process `.router` framework's channels leak (LeakSanitizer).
+        let application = Application(
+            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
         do {
-            let value = try await application.test(.router) { client in try await body(client, server) }
+            let value = try await application.test(.live) { client in try await body(client, server) }
             try await server.shutdown()
             return value
         } catch {
