@@ -35,7 +35,10 @@ package struct ExactString: Hashable, Sendable, CustomStringConvertible, Express
         var left = lhs.string
         var right = rhs.string
         return left.withUTF8 { left in
-            right.withUTF8 { right in left.isEmpty || memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0 }
+            right.withUTF8 { right in
+                guard let leftBytes = left.baseAddress, let rightBytes = right.baseAddress else { return true }
+                return memcmp(leftBytes, rightBytes, left.count) == 0
+            }
         }
     }
 

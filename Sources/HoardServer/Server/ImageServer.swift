@@ -190,7 +190,8 @@ public final class ImageServer: Sendable {
             case .webp: .webp
             }
         let variant: Variant
-        let load: @Sendable () async throws -> Data
+        // How the variant is made on a miss: from a local file's bytes, or through the originals' cache.
+        let produce: () async throws -> Data
         switch request.source {
         case .local(let components):
             guard let local else { throw ServeError.sourceRefused("local files are not served (no --root)") }
@@ -198,11 +199,11 @@ public final class ImageServer: Sendable {
             variant = try Variant(
                 options: request.options, format: format, sourceName: ThumbnailKey.sourceName(ofFile: found.path),
                 fingerprint: found.fingerprint)
-            load = { try local.read(found) }
+            produce = { [self, variant] in try await cached(variant) { try local.read(found) } }
         case .remote(let url):
             variant = try Variant(
                 options: request.options, format: format, sourceName: Self.sourceName(of: url), fingerprint: nil)
-            load = { throw ServeError.originFailed("a remote source is read through the originals' cache") }
+            produce = { [self, variant] in try await cachedFromOrigin(variant, url: url) }
         }
         let variesByAccept = request.options.format == .auto
         if var answer = answers?.value(forKey: variant.cacheKey) {
@@ -211,12 +212,7 @@ public final class ImageServer: Sendable {
             answer.variesByAccept = variesByAccept
             return answer
         }
-        let bytes: Data
-        if case .remote(let url) = request.source {
-            bytes = try await cachedFromOrigin(variant, url: url)
-        } else {
-            bytes = try await cached(variant, load: load)
-        }
+        let bytes = try await produce()
         let answer = Answer(
             bytes: bytes, mediaType: ImageFormat(sniffing: bytes)?.mediaType ?? "application/octet-stream",
             entityTag: SHA256.hash(Array(bytes)).map { "\"" + SHA256.hex($0.prefix(16)) + "\"" },
