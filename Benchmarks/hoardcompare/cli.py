@@ -9,7 +9,8 @@ peer's figure, the ratio and the target. Everything lands in Benchmarks/.results
 Sections (--only takes a comma-separated list): memory, disk, listing (hoard cache stats and list on 100,000
 entries), codec, thumbnails, thumbnail-inputs (the same batch from progressive JPEG, WebP and GIF files),
 colour (the same batch converted to Display P3, profile embedded, thumbnails converted to sRGB), webp-decode,
-peak, redis, scaling.
+peak, redis, scaling, serve (hoard serve vs thumbor and nginx image_filter behind an nginx origin, with wrk;
+warm rows against nginx static files; a fleet of two servers sharing Redis).
 Repetitions per side: --reps, else $COMPARE_REPS, else 3; --quick means 1 (for development only).
 Environment: PEERS (the peers' scripts, default Benchmarks/peers), HOARD_STATIC=0
 (build the hoard tool without --static-swift-stdlib, unlike scripts/hoard), COMPARE_REPS, COMPARE_THUMB_RUNS

@@ -9,6 +9,7 @@ import subprocess
 import time
 import urllib.parse
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 
 from .redis import RedisServer, free_port
 from .report import row, side
@@ -41,9 +42,9 @@ function request()
   return wrk.format("GET", paths[(counter % #paths) + 1], {["Accept"] = accept})
 end
 function done(summary, latency, requests)
-  io.write(string.format("rps %.2f p50 %.3f p95 %.3f bad %d\n",
+  io.write(string.format("rps %.2f p50 %.3f p95 %.3f bad %d requests %d\n",
     summary.requests / (summary.duration / 1e6), latency:percentile(50) / 1000,
-    latency:percentile(95) / 1000, summary.errors.status + summary.errors.connect + summary.errors.read))
+    latency:percentile(95) / 1000, summary.errors.status + summary.errors.connect + summary.errors.read, summary.requests))
 end
 """
 
@@ -146,18 +147,39 @@ ENGINE_THREADPOOL_SIZE = 2
 """
 
 
-def run_wrk(c, base, paths, folder, name, accept="image/jpeg"):
-    """wrk for SECONDS on PATHS against BASE: (requests/s, p50 ms, p95 ms, non-2xx count)."""
+def run_wrk(c, base, paths, folder, name, accept="image/jpeg", clients=CONNECTIONS, count=False):
+    """wrk for SECONDS on PATHS against BASE: (requests/s, p50 ms, p95 ms, non-2xx count), and with COUNT
+    the number of requests."""
     paths_file = folder / f"{name}.paths"
     paths_file.write_text("\n".join(paths) + "\n")
     script = folder / "paths.lua"
     script.write_text(WRK_SCRIPT)
-    text = c.run(["env", f"WRK_PATHS={paths_file}", f"WRK_ACCEPT={accept}", "wrk", "-t", CONNECTIONS,
-                  "-c", CONNECTIONS, "-d", f"{SECONDS}s", "--timeout", "30s", "-s", script, base], "serve")
-    m = re.search(r"^rps ([\d.]+) p50 ([\d.]+) p95 ([\d.]+) bad (\d+)$", text, re.M)
+    text = c.run(["env", f"WRK_PATHS={paths_file}", f"WRK_ACCEPT={accept}", "wrk", "-t", clients,
+                  "-c", clients, "-d", f"{SECONDS}s", "--timeout", "30s", "-s", script, base], "serve")
+    m = re.search(r"^rps ([\d.]+) p50 ([\d.]+) p95 ([\d.]+) bad (\d+) requests (\d+)$", text, re.M)
     if not m:
         raise RuntimeError("no figure in wrk's output (see logs/serve.log)")
-    return float(m.group(1)), float(m.group(2)), float(m.group(3)), int(m.group(4))
+    figures = float(m.group(1)), float(m.group(2)), float(m.group(3)), int(m.group(4))
+    return figures + (int(m.group(5)),) if count else figures
+
+
+def run_wrk_clients(c, bases, paths, folder, name):
+    """One wrk client (1 thread, 1 connection) per base at once, each walking all of PATHS in order, so every
+    variant is asked for once per client: (requests/s summed, p95 ms of the slower client, non-2xx answers,
+    requests)."""
+    with ThreadPoolExecutor(len(bases)) as pool:
+        figures = list(pool.map(lambda ib: run_wrk(c, ib[1], paths, folder, f"{name}-{ib[0]}", clients=1, count=True),
+                                enumerate(bases)))
+    return (sum(f[0] for f in figures), max(f[2] for f in figures), sum(f[3] for f in figures),
+            sum(f[4] for f in figures))
+
+
+def decode_count(base):
+    """Decodes the server made so far, from its /metrics page."""
+    with urllib.request.urlopen(base + "/metrics", timeout=10) as response:
+        text = response.read().decode()
+    m = re.search(r'^hoard_serve_duration_seconds_count\{stage="decode"\} (\d+)', text, re.M)
+    return int(m.group(1)) if m else 0
 
 
 def cold_widths(count):
@@ -178,7 +200,7 @@ def measure_serve(c):
     folder = RESULTS / "tmp" / "serve"
     shutil.rmtree(folder, ignore_errors=True)
     (folder / "static").mkdir(parents=True)
-    ports = {name: free_port() for name in ("origin", "resizer", "front", "hoard", "thumbor")}
+    ports = {name: free_port() for name in ("origin", "resizer", "front", "hoard", "hoard2", "thumbor")}
     (folder / "nginx.conf").write_text(nginx_config(folder, ports["origin"], ports["resizer"], ports["front"], batch))
     (folder / "thumbor.conf").write_text(thumbor_config(folder))
     origin = f"http://127.0.0.1:{ports['origin']}"
@@ -190,8 +212,8 @@ def measure_serve(c):
     widths = cold_widths(40)
     results = {}
 
-    def hoard_server(cache, extra=()):
-        return Process([c.tools["hoard"], "serve", "--bind", f"127.0.0.1:{ports['hoard']}", "--cache", cache,
+    def hoard_server(cache, extra=(), port=ports["hoard"]):
+        return Process([c.tools["hoard"], "serve", "--bind", f"127.0.0.1:{port}", "--cache", cache,
                         "--allow-source", origin + "/", "--allow-unsigned", "--decode-concurrency", "2",
                         "--queue", "64", "--max-pixels", "100000000"] + list(extra),
                        c.run.logs / "hoard-serve.log", env={"HOARD_LOG_LEVEL": "warning"})
@@ -234,6 +256,9 @@ def measure_serve(c):
             static = [f"/static/{n}" for n in names]
             results.setdefault(("warm", "static"), []).append(
                 run_wrk(c, f"http://127.0.0.1:{ports['front']}", static, folder, "warm-static"))
+            measure_fleet(c, folder, results, hoard_server, [hoard_path(n, w - 40 * rep, "jpeg")
+                                                             for w in cold_widths(40) for n in names],
+                          ports)
     shutil.rmtree(folder, ignore_errors=True)
 
     def rps(key):
@@ -253,7 +278,43 @@ def measure_serve(c):
         rows.append(row("serve", f"warm: 60 variants served from hoard's {label} vs nginx static files, same bytes",
                         "req/s", rps(("warm", label)), rps(("warm", "static")), target=WARM_TARGET,
                         note=latency_note(results, ("warm", label), ("warm", "static"))))
+    fleet = rps(("fleet", "redis"))
+    if fleet["runs"]:
+        rows.append(row("serve", "fleet, cold: two clients asking for the same new variants (JPEG, fit 512), "
+                                 "one server each vs both at one server", "req/s", fleet, rps(("fleet", "one")),
+                        others=[rps(("fleet", "apart"))], note=fleet_note(results)))
     return rows
+
+
+def measure_fleet(c, folder, results, hoard_server, paths, ports):
+    """Two clients walking the same new variants: both at one server, one at each of two servers sharing a
+    Redis, and one at each of two servers without it; requests/s and decodes per request (0.5 when each
+    variant is decoded once in all)."""
+    with RedisServer(folder / "redis", c.run.logs / "redis-server.log") as redis:
+        for label in ("one", "redis", "apart"):
+            for cache in ("fleet-a", "fleet-b"):
+                shutil.rmtree(folder / cache, ignore_errors=True)
+            remote = ["--remote", f"redis://127.0.0.1:{redis.port}"] if label == "redis" else []
+            if label == "redis":
+                redis.cli("FLUSHALL")
+            second = ports["hoard2"] if label != "one" else ports["hoard"]
+            with hoard_server(folder / "fleet-a", remote), \
+                    hoard_server(folder / "fleet-b", remote, port=ports["hoard2"]):
+                bases = [f"http://127.0.0.1:{ports['hoard']}", f"http://127.0.0.1:{second}"]
+                for base in set(bases):
+                    wait_for(base + "/health")
+                requests_per_s, p95, bad, requests = run_wrk_clients(c, bases, paths, folder, f"fleet-{label}")
+                decodes = sum(decode_count(base) for base in set(bases))
+                results.setdefault(("fleet", label), []).append(
+                    (requests_per_s, None, p95, bad, decodes / max(requests, 1)))
+
+
+def fleet_note(results):
+    def part(key):
+        runs = results.get(key, [])
+        return (f"{SIDE_LABELS[key]}: {statistics.median(r[4] for r in runs):.2f} decodes per request, "
+                f"p95 {statistics.median(r[2] for r in runs):.0f} ms") if runs else "-"
+    return "; ".join(part(("fleet", label)) for label in ("redis", "one", "apart"))
 
 
 SIDE_LABELS = {
@@ -262,6 +323,8 @@ SIDE_LABELS = {
     ("nginx", "jpeg"): "nginx image_filter + proxy_cache",
     ("warm", "memory"): "hoard serve (memory)", ("warm", "disk"): "hoard serve (disk)",
     ("warm", "static"): "nginx static files",
+    ("fleet", "redis"): "2 servers + Redis", ("fleet", "one"): "1 server",
+    ("fleet", "apart"): "2 servers, no Redis",
 }
 
 
