@@ -28,14 +28,15 @@ WRK_SCRIPT = r"""
 local paths = {}
 for line in io.lines(os.getenv("WRK_PATHS")) do paths[#paths + 1] = line end
 local accept = os.getenv("WRK_ACCEPT") or "image/jpeg"
-local threads, counter, step = {}, 0, 1
+local created, counter, step = 0, 0, 1
 function setup(thread)
-  thread:set("first", #threads)
-  table.insert(threads, thread)
+  thread:set("first", created)
+  created = created + 1
 end
 function init(args)
+  -- Each thread has its own Lua state: the number of threads comes from the environment.
   counter = first
-  step = #threads
+  step = tonumber(os.getenv("WRK_CLIENTS"))
 end
 function request()
   counter = counter + step
@@ -154,7 +155,7 @@ def run_wrk(c, base, paths, folder, name, accept="image/jpeg", clients=CONNECTIO
     paths_file.write_text("\n".join(paths) + "\n")
     script = folder / "paths.lua"
     script.write_text(WRK_SCRIPT)
-    text = c.run(["env", f"WRK_PATHS={paths_file}", f"WRK_ACCEPT={accept}", "wrk", "-t", clients,
+    text = c.run(["env", f"WRK_PATHS={paths_file}", f"WRK_ACCEPT={accept}", f"WRK_CLIENTS={clients}", "wrk", "-t", clients,
                   "-c", clients, "-d", f"{SECONDS}s", "--timeout", "30s", "-s", script, base], "serve")
     m = re.search(r"^rps ([\d.]+) p50 ([\d.]+) p95 ([\d.]+) bad (\d+) requests (\d+)$", text, re.M)
     if not m:
@@ -228,8 +229,11 @@ def measure_serve(c):
                 with hoard_server(folder / "hoard-cache") as server:
                     wait_for(f"http://127.0.0.1:{ports['hoard']}/health")
                     paths = [hoard_path(n, w, fmt) for w in band for n in names]
-                    figures = run_wrk(c, f"http://127.0.0.1:{ports['hoard']}", paths, folder, f"hoard-{fmt}")
-                    results.setdefault(("hoard", fmt), []).append(figures + (peak_rss_mib(server.pid),))
+                    base = f"http://127.0.0.1:{ports['hoard']}"
+                    *figures, requests = run_wrk(c, base, paths, folder, f"hoard-{fmt}", count=True)
+                    # Decodes per request: 1 shows that every request was a new variant.
+                    results.setdefault(("hoard", fmt), []).append(
+                        tuple(figures) + (peak_rss_mib(server.pid), decode_count(base) / max(requests, 1)))
                 if thumbor:
                     with Process([thumbor, "--port", ports["thumbor"], "--ip", "127.0.0.1", "--conf",
                                   folder / "thumbor.conf"], c.run.logs / "thumbor.log") as server:
@@ -313,7 +317,7 @@ def fleet_note(results):
     def part(key):
         runs = results.get(key, [])
         return (f"{SIDE_LABELS[key]}: {statistics.median(r[4] for r in runs):.2f} decodes per request, "
-                f"p95 {statistics.median(r[2] for r in runs):.0f} ms") if runs else "-"
+                f"p95 {statistics.median(r[2] for r in runs):.1f} ms") if runs else "-"
     return "; ".join(part(("fleet", label)) for label in ("redis", "one", "apart"))
 
 
@@ -342,9 +346,12 @@ def latency_note(results, ours, theirs):
         p95 = statistics.median(r[2] for r in runs)
         bad = sum(r[3] for r in runs)
         rss = [r[4] for r in runs if len(r) > 4 and r[4] is not None]
-        text = f"p50 {p50:.0f} ms, p95 {p95:.0f} ms"
+        text = f"p50 {p50:.1f} ms, p95 {p95:.1f} ms"
         if rss:
             text += f", peak RSS {statistics.median(rss):.0f} MiB"
+        decodes = [r[5] for r in runs if len(r) > 5]
+        if decodes:
+            text += f", {statistics.median(decodes):.2f} decodes per request"
         if bad:
             text += f", {bad} non-2xx"
         return text

@@ -5,6 +5,7 @@ import HoardServer
 import Hummingbird
 import Logging
 import NIOCore
+import NIOPosix
 import Prometheus
 import ServiceLifecycle
 
@@ -102,7 +103,11 @@ struct ServeCommand: AsyncParsableCommand {
             services: [application], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         groupConfiguration.maximumGracefulShutdownDuration = .milliseconds(Int64(shutdownGrace * 1000))
         do {
-            try await ServiceGroup(configuration: groupConfiguration).run()
+            // Requests are handled on the loop that read them (the application's loops are the
+            // singleton group Hummingbird uses by default).
+            try await withTaskExecutorPreference(EventLoopGroupExecutor(group: MultiThreadedEventLoopGroup.singleton)) {
+                try await ServiceGroup(configuration: groupConfiguration).run()
+            }
         } catch {
             try? await server.shutdown()
             await tier?.shutdown()

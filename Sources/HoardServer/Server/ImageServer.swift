@@ -199,7 +199,10 @@ public final class ImageServer: Sendable {
             variant = try Variant(
                 options: request.options, format: format, sourceName: ThumbnailKey.sourceName(ofFile: found.path),
                 fingerprint: found.fingerprint)
-            produce = { [self, variant] in try await cached(variant) { try local.read(found) } }
+            // A read of up to the source limit blocks: on NIO's blocking-work threads, not a loop's.
+            produce = { [self, variant] in
+                try await cached(variant) { try await NIOThreadPool.singleton.runIfActive { try local.read(found) } }
+            }
         case .remote(let url):
             variant = try Variant(
                 options: request.options, format: format, sourceName: Self.sourceName(of: url), fingerprint: nil)

@@ -1,0 +1,49 @@
+import NIOCore
+import NIOPosix
+
+/// A Swift concurrency `TaskExecutor` that runs jobs on the event loops of a SwiftNIO group: on the
+/// loop that enqueues them when that is one of the group's, else on the group's next loop.
+///
+/// Hummingbird reads a request on a channel's loop and hands it to a task; on Swift's global pool
+/// that is a wake-up of another thread there and another for the response's way back, which cost
+/// more than a small answer from memory. Run the application with this executor preferred (its
+/// connection tasks inherit the preference) and a request resumed by its loop is handled on that
+/// loop, in the same turn:
+///
+/// ```swift
+/// let executor = EventLoopGroupExecutor(group: MultiThreadedEventLoopGroup.singleton)
+/// try await withTaskExecutorPreference(executor) {
+///     try await application.runService()
+/// }
+/// ```
+///
+/// ``ImageServer`` decodes and encodes on its own threads and downloads without blocking; what it
+/// still does on the loop is the cache's disk reads and writes, which are short.
+public final class EventLoopGroupExecutor: TaskExecutor {
+    /// The loops jobs run on.
+    public let group: any EventLoopGroup
+    private let loops: [any EventLoop]
+
+    /// An executor for `group`'s loops.
+    ///
+    /// - Parameter group: The loops; the caller keeps them running as long as tasks prefer this
+    ///   executor.
+    public init(group: any EventLoopGroup) {
+        self.group = group
+        loops = Array(group.makeIterator())
+    }
+
+    /// Runs `job` on the current loop when called on one of the group's loops (no wake-up), else
+    /// on the group's next loop.
+    ///
+    /// - Complexity: O(1).
+    public func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let executor = asUnownedTaskExecutor()
+        let loop =
+            MultiThreadedEventLoopGroup.currentEventLoop.flatMap { current in
+                loops.contains { $0 === current } ? current : nil
+            } ?? group.next()
+        loop.execute { job.runSynchronously(on: executor) }
+    }
+}
