@@ -26,6 +26,9 @@ struct ServeCommand: AsyncParsableCommand {
               hoard serve --bind 127.0.0.1:8080 --cache /var/cache/hoard --allow-source https://images.example/
             """)
 
+    /// The cache's memory tier: room for tens of thousands of originals' records and marks.
+    static let recordMemoryBytes = 8 << 20
+
     @Option(help: "Address and port to listen on, HOST:PORT ([::1]:PORT for IPv6; port 0 picks a free one).")
     var bind = "127.0.0.1:8080"
     @OptionGroup var cacheOptions: CacheOptions
@@ -73,9 +76,11 @@ struct ServeCommand: AsyncParsableCommand {
         let (host, port) = try Self.address(bind)
         let tier = try await remoteOptions.openTier(logger: ToolLogHandler.logger(label: "Hoard.redis"))
         let registry = PrometheusCollectorRegistry()
-        // The server keeps encoded answers in memory itself: the cache's memory tier (decoded
-        // values) would sit unused.
-        let hoard = try cacheOptions.openHoard(remote: tier, metricsFactory: PrometheusMetricsFactory(registry: registry))
+        // The server keeps encoded answers in memory itself; the cache's memory tier holds decoded
+        // values, which here are the originals' small records and marks, read on every request
+        // that memory does not answer (variants' bytes never enter it).
+        let hoard = try cacheOptions.openHoard(
+            remote: tier, memoryBytes: Self.recordMemoryBytes, metricsFactory: PrometheusMetricsFactory(registry: registry))
         let server: ImageServer
         do {
             var configuration = try serverConfiguration()

@@ -43,6 +43,8 @@ public final class ImageServer: Sendable {
     let metrics: ServerMetrics?
     /// Answers recently made or read, by cache key: a warm request costs no disk read.
     let answers: MemoryCache<String, Answer>?
+    /// What recent paths of remote sources resolved to: a repeated request skips parsing.
+    let recentVariants = RecentVariants(byteLimit: 4 << 20)
     private let inFlight = Lock(0)
 
     /// A server answering from `hoard` with `configuration`.
@@ -173,42 +175,18 @@ public final class ImageServer: Sendable {
         var variesByAccept: Bool
     }
 
-    /// The image for a path: parsed, authenticated, its source checked, then from the cache or made.
+    /// The image for a path: authenticated, parsed, its source checked, then from the cache or made.
     func image(for path: String, accept: String?) async throws -> Answer {
         // The signature first: an unauthenticated client learns nothing about options or presets.
         let (signature, signedPart) = try ImagePath.signature(of: path)
         try authenticate(signature: signature, signedPart: signedPart)
-        let request = try ImagePath(
-            parsing: path, presets: configuration.presets, presetsOnly: configuration.presetsOnly)
-        try configuration.sources.prefix(for: request.source)
-        let negotiation = FormatNegotiation(accept: accept)
-        let format: ThumbnailKey.Format =
-            switch request.options.format {
-            case .auto: negotiation.acceptsWebP ? .webp : .auto
-            case .jpeg: .jpeg
-            case .png: .png
-            case .webp: .webp
+        let acceptsWebP = FormatNegotiation(accept: accept).acceptsWebP
+        let (variant, variesByAccept, produce) =
+            if let recent = recentVariants.entry(path: path, acceptsWebP: acceptsWebP) {
+                (recent.variant, recent.variesByAccept, origin(of: recent.variant, url: recent.url))
+            } else {
+                try resolve(path, acceptsWebP: acceptsWebP)
             }
-        let variant: Variant
-        // How the variant is made on a miss: from a local file's bytes, or through the originals' cache.
-        let produce: () async throws -> Data
-        switch request.source {
-        case .local(let components):
-            guard let local else { throw ServeError.sourceRefused("local files are not served (no --root)") }
-            let found = try local.find(components)
-            variant = try Variant(
-                options: request.options, format: format, sourceName: ThumbnailKey.sourceName(ofFile: found.path),
-                fingerprint: found.fingerprint)
-            // A read of up to the source limit blocks: on NIO's blocking-work threads, not a loop's.
-            produce = { [self, variant] in
-                try await cached(variant) { try await NIOThreadPool.singleton.runIfActive { try local.read(found) } }
-            }
-        case .remote(let url):
-            variant = try Variant(
-                options: request.options, format: format, sourceName: Self.sourceName(of: url), fingerprint: nil)
-            produce = { [self, variant] in try await cachedFromOrigin(variant, url: url) }
-        }
-        let variesByAccept = request.options.format == .auto
         if var answer = answers?.value(forKey: variant.cacheKey) {
             metrics?.countMemoryHit()
             // `f:webp` and `f:auto` for a WebP client share a key; only the latter varies.
@@ -222,6 +200,49 @@ public final class ImageServer: Sendable {
             variesByAccept: variesByAccept)
         try? answers?.setValue(answer, forKey: variant.cacheKey, cost: bytes.count)
         return answer
+    }
+
+    /// How a variant is made on a miss.
+    typealias Producer = @Sendable () async throws -> Data
+
+    /// A path parsed, its source checked, and its variant for a client that does or does not take
+    /// WebP, with whether the answer varies by `Accept` and how it is made on a miss: from a local
+    /// file's bytes, or through the originals' cache (then remembered in ``recentVariants``).
+    private func resolve(_ path: String, acceptsWebP: Bool) throws -> (Variant, Bool, Producer) {
+        let request = try ImagePath(
+            parsing: path, presets: configuration.presets, presetsOnly: configuration.presetsOnly)
+        try configuration.sources.prefix(for: request.source)
+        let format: ThumbnailKey.Format =
+            switch request.options.format {
+            case .auto: acceptsWebP ? .webp : .auto
+            case .jpeg: .jpeg
+            case .png: .png
+            case .webp: .webp
+            }
+        let variesByAccept = request.options.format == .auto
+        switch request.source {
+        case .local(let components):
+            guard let local else { throw ServeError.sourceRefused("local files are not served (no --root)") }
+            let found = try local.find(components)
+            let variant = try Variant(
+                options: request.options, format: format, sourceName: ThumbnailKey.sourceName(ofFile: found.path),
+                fingerprint: found.fingerprint)
+            // A read of up to the source limit blocks: on NIO's blocking-work threads, not a loop's.
+            return (variant, variesByAccept, { [self] in
+                try await cached(variant) { try await NIOThreadPool.singleton.runIfActive { try local.read(found) } }
+            })
+        case .remote(let url):
+            let variant = try Variant(
+                options: request.options, format: format, sourceName: Self.sourceName(of: url), fingerprint: nil)
+            recentVariants.remember(
+                .init(variant: variant, url: url, variesByAccept: variesByAccept), path: path, acceptsWebP: acceptsWebP)
+            return (variant, variesByAccept, origin(of: variant, url: url))
+        }
+    }
+
+    /// Makes a remote source's variant on a miss (``cachedFromOrigin(_:url:)``).
+    private func origin(of variant: Variant, url: URL) -> Producer {
+        { [self] in try await cachedFromOrigin(variant, url: url) }
     }
 
     /// The variant's bytes from the cache, or made from the original `load` gives (one decode
