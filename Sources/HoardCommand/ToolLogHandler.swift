@@ -44,14 +44,13 @@ struct ToolLogHandler: LogHandler {
         set { stream.logLevel = newValue }
     }
 
-    var metadata: Logger.Metadata {
-        get { stream.metadata }
-        set { stream.metadata = newValue }
-    }
+    /// Kept here and merged into each message's own, rather than set on the stream handler, which
+    /// formats its metadata again on every change (the server sets a request id per request).
+    var metadata: Logger.Metadata = [:]
 
     subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { stream[metadataKey: key] }
-        set { stream[metadataKey: key] = newValue }
+        get { metadata[key] }
+        set { metadata[key] = newValue }
     }
 
     func log(event: LogEvent) {
@@ -59,6 +58,7 @@ struct ToolLogHandler: LogHandler {
         guard !Self.replacedMessages.contains(message) else { return }
         var event = event
         event.message = "\(URLCredentials.redactingPasswords(in: event.message.description))"
+        if !metadata.isEmpty { event.metadata = metadata.merging(event.metadata ?? [:]) { $1 } }
         event.metadata = event.metadata?.mapValues { .string(URLCredentials.redactingPasswords(in: "\($0)")) }
         stream.log(event: event)
     }

@@ -8,6 +8,9 @@ struct FormatNegotiationTests {
         ("image/avif,image/webp,*/*", true),  // Firefox
         ("image/webp;q=0.5", true), (" IMAGE/WEBP ; q=1 ", true), ("image/webp;q=0", false), ("image/webp;q=0.0", false),
         ("*/*", false), ("image/*", false), ("image/png,image/jpeg", false), ("", false),
+        ("\tImage/WebP\t;\tQ=0.25", true), ("image/webp ;Q=0", false), ("image/webpx", false), ("image/web", false),
+        ("text/html, image/webp;level=1;q=0.9", true), ("image/webp;q=abc", true), (",,image/webp,,", true),
+        ("image/webp, image/webp;q=0", false),
     ])
     func webP(accept: String, expected: Bool) {
         #expect(FormatNegotiation(accept: accept).acceptsWebP == expected)
