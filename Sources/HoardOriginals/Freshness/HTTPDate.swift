@@ -20,22 +20,25 @@ package enum HTTPDate {
     ///
     /// - Complexity: O(*n*) in the length of `text`.
     package static func parse(_ text: String) -> Date? {
-        let fields = text.split(separator: " ", omittingEmptySubsequences: true)
+        // Read as bytes: the formats are ASCII, and an original's freshness is checked per request.
+        let bytes = Array(text.utf8)
+        let fields = bytes.split(separator: UInt8(ascii: " "))
         switch fields.count {
         case 6:  // IMF-fixdate: Sun, 06 Nov 1994 08:49:37 GMT
-            guard fields[0].count == 4, fields[0].hasSuffix(","), shortWeekdays.contains(String(fields[0].dropLast())),
-                fields[1].count == 2, fields[3].count == 4, fields[5] == "GMT"
+            guard fields[0].count == 4, fields[0].last == UInt8(ascii: ","), shortWeekdays.contains(fields[0].dropLast()),
+                fields[1].count == 2, fields[3].count == 4, fields[5].elementsEqual("GMT".utf8)
             else { return nil }
             return date(day: fields[1], month: fields[2], year: number(fields[3]), time: fields[4])
         case 4:  // RFC 850: Sunday, 06-Nov-94 08:49:37 GMT
-            let parts = fields[1].split(separator: "-", omittingEmptySubsequences: false)
-            guard fields[0].hasSuffix(","), longWeekdays.contains(String(fields[0].dropLast())), parts.count == 3,
-                parts[0].count == 2, parts[2].count == 2, fields[3] == "GMT", let twoDigits = number(parts[2])
+            let parts = fields[1].split(separator: UInt8(ascii: "-"), omittingEmptySubsequences: false)
+            guard fields[0].last == UInt8(ascii: ","), longWeekdays.contains(fields[0].dropLast()), parts.count == 3,
+                parts[0].count == 2, parts[2].count == 2, fields[3].elementsEqual("GMT".utf8),
+                let twoDigits = number(parts[2])
             else { return nil }
             return date(day: parts[0], month: parts[1], year: twoDigits < 70 ? 2000 + twoDigits : 1900 + twoDigits,
                 time: fields[2])
         case 5:  // asctime: Sun Nov  6 08:49:37 1994
-            guard shortWeekdays.contains(String(fields[0])), (1...2).contains(fields[2].count), fields[4].count == 4
+            guard shortWeekdays.contains(fields[0]), (1...2).contains(fields[2].count), fields[4].count == 4
             else { return nil }
             return date(day: fields[2], month: fields[1], year: number(fields[4]), time: fields[3])
         default:
@@ -45,16 +48,23 @@ package enum HTTPDate {
 
     // MARK: - Private
 
-    private static let shortWeekdays: Set<String> = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
-    private static let longWeekdays: Set<String> = [
-        "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday",
-    ]
-    private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+    private typealias Field = ArraySlice<UInt8>
 
-    /// The date of the checked fields, in GMT.
-    private static func date(day dayText: Substring, month monthText: Substring, year: Int?, time: Substring) -> Date? {
-        let clock = time.split(separator: ":", omittingEmptySubsequences: false)
-        guard let year, (1...9999).contains(year), let monthIndex = months.firstIndex(of: String(monthText)),
+    private static let shortWeekdays = Names(["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"])
+    private static let longWeekdays = Names(["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"])
+    private static let months = Names(["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"])
+
+    /// Names as bytes, looked up by exact bytes.
+    private struct Names {
+        let names: [[UInt8]]
+        init(_ names: [String]) { self.names = names.map { Array($0.utf8) } }
+        func index(of field: Field) -> Int? { names.firstIndex { $0.elementsEqual(field) } }
+        func contains(_ field: Field) -> Bool { index(of: field) != nil }
+    }
+
+    private static func date(day dayText: Field, month monthText: Field, year: Int?, time: Field) -> Date? {
+        let clock = time.split(separator: UInt8(ascii: ":"), omittingEmptySubsequences: false)
+        guard let year, (1...9999).contains(year), let monthIndex = months.index(of: monthText),
             let day = number(dayText), clock.count == 3, clock.allSatisfy({ $0.count == 2 }),
             let hour = number(clock[0]), let minute = number(clock[1]), let second = number(clock[2]),
             hour < 24, minute < 60, second <= 60  // 60: a leap second
@@ -66,12 +76,9 @@ package enum HTTPDate {
         return Date(timeIntervalSince1970: TimeInterval(seconds))
     }
 
-    /// The value of 1 to 4 ASCII digits, or `nil` (no sign, no space, nothing that could overflow).
-    private static func number(_ text: Substring) -> Int? {
-        guard (1...4).contains(text.utf8.count), text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
-            return nil
-        }
-        return text.utf8.reduce(0) { $0 * 10 + Int($1 - 0x30) }
+    private static func number(_ digits: Field) -> Int? {
+        guard (1...4).contains(digits.count), digits.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+        return digits.reduce(0) { $0 * 10 + Int($1 - 0x30) }
     }
 
     private static func daysIn(month: Int, year: Int) -> Int {
