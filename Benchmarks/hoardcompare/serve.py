@@ -284,8 +284,8 @@ def measure_serve(c):
                         note=latency_note(results, ("warm", label), ("warm", "static"))))
     fleet = rps(("fleet", "redis"))
     if fleet["runs"]:
-        rows.append(row("serve", "fleet, cold: two clients asking for the same new variants (JPEG, fit 512), "
-                                 "one server each vs both at one server", "req/s", fleet, rps(("fleet", "one")),
+        rows.append(row("serve", "fleet, cold: 2 clients, same new variants (JPEG, fit 512)", "req/s", fleet,
+                        rps(("fleet", "one")),
                         others=[rps(("fleet", "apart"))], note=fleet_note(results)))
     return rows
 
