@@ -17,8 +17,10 @@ import NIOPosix
 /// }
 /// ```
 ///
-/// ``ImageServer`` decodes and encodes on its own threads and downloads without blocking; what it
-/// still does on the loop is the cache's disk reads and writes, which are short.
+/// ``ImageServer`` decodes and encodes on its own threads, downloads without blocking, and reads,
+/// hashes and stores originals on Swift's pool; what it still does on the loop is the cache's
+/// reads and writes of variants and records, which are short (a store waits at most the disk
+/// tier's `writeLockTimeout` for another process's write).
 public final class EventLoopGroupExecutor: TaskExecutor {
     /// The loops jobs run on.
     public let group: any EventLoopGroup

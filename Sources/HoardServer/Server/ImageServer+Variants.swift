@@ -107,18 +107,22 @@ extension ImageServer {
             [loads, metrics, originalCache] in
             do {
                 return try await loads.run {
-                    let used: OriginalCache.Original
-                    if let downloaded = check.original {
-                        used = downloaded
-                    } else {
-                        let fetching = ContinuousClock.now
-                        used = try await originalCache.original(
-                            url, identifier: identifier, work: work, makeThumbnail: make)
-                        metrics?.record(.origin, ContinuousClock.now - fetching)
+                    // Reading, hashing and storing an original of up to the source limit take
+                    // milliseconds: on Swift's pool, not on an event loop a request may prefer.
+                    try await withTaskExecutorPreference(globalConcurrentExecutor) {
+                        let used: OriginalCache.Original
+                        if let downloaded = check.original {
+                            used = downloaded
+                        } else {
+                            let fetching = ContinuousClock.now
+                            used = try await originalCache.original(
+                                url, identifier: identifier, work: work, makeThumbnail: make)
+                            metrics?.record(.origin, ContinuousClock.now - fetching)
+                        }
+                        let made = if let thumbnail = work.thumbnail { thumbnail } else { try await make(used.bytes) }
+                        try await originalCache.recordThumbnail(variant.cacheKey, madeFrom: used)
+                        return made
                     }
-                    let made = if let thumbnail = work.thumbnail { thumbnail } else { try await make(used.bytes) }
-                    try await originalCache.recordThumbnail(variant.cacheKey, madeFrom: used)
-                    return made
                 }
             } catch {
                 throw Self.serveError(error)
