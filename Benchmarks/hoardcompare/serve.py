@@ -153,7 +153,7 @@ def run_wrk(c, base, paths, folder, name, accept="image/jpeg", clients=CONNECTIO
     the number of requests."""
     paths_file = folder / f"{name}.paths"
     paths_file.write_text("\n".join(paths) + "\n")
-    script = folder / "paths.lua"
+    script = folder / f"{name}.lua"  # one per run: the fleet's clients start at once
     script.write_text(WRK_SCRIPT)
     text = c.run(["env", f"WRK_PATHS={paths_file}", f"WRK_ACCEPT={accept}", f"WRK_CLIENTS={clients}", "wrk", "-t", clients,
                   "-c", clients, "-d", f"{SECONDS}s", "--timeout", "30s", "-s", script, base], "serve")
@@ -180,7 +180,11 @@ def decode_count(base):
     with urllib.request.urlopen(base + "/metrics", timeout=10) as response:
         text = response.read().decode()
     m = re.search(r'^hoard_serve_duration_seconds_count\{stage="decode"\} (\d+)', text, re.M)
-    return int(m.group(1)) if m else 0
+    if not m:
+        if "hoard_serve_requests_total" in text:
+            return 0  # no decode yet: the metric appears with the first
+        raise RuntimeError(f"{base}/metrics has no decode count")
+    return int(m.group(1))
 
 
 def cold_widths(count):

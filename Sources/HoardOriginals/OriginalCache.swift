@@ -74,19 +74,24 @@ package struct OriginalCache: Sendable {
         let madeFrom = (try? await hoard.retrieve(String.self, forKey: originKey)) ?? record?.digest
         guard let record else {
             guard let madeFrom, policy != .never else { return Check(original: nil, thumbnailIsCurrent: true) }
-            // A revalidation by a full download: there is no validator to send.
-            work.countRevalidation()
-            let (bytes, freshness) = try await download(url, work: work)
-            let original = try Self.original(bytes)
-            if original.digest != madeFrom { work.countChangedOriginal() }
-            try await keep(original, freshness: freshness, identifier: identifier, storingBytes: true)
-            return Check(original: original, thumbnailIsCurrent: original.digest == madeFrom)
+            // A revalidation by a full download: there is no validator to send. Downloading,
+            // hashing and storing run on Swift's pool even for a caller on an event loop (the server).
+            return try await withTaskExecutorPreference(globalConcurrentExecutor) {
+                work.countRevalidation()
+                let (bytes, freshness) = try await download(url, work: work)
+                let original = try Self.original(bytes)
+                if original.digest != madeFrom { work.countChangedOriginal() }
+                try await keep(original, freshness: freshness, identifier: identifier, storingBytes: true)
+                return Check(original: original, thumbnailIsCurrent: original.digest == madeFrom)
+            }
         }
         guard policy.shouldRevalidate(record, at: Date()) else {
             return Check(original: nil, thumbnailIsCurrent: madeFrom == record.digest)
         }
-        let original = try await revalidate(url, record: record, identifier: identifier, work: work)
-        return Check(original: original, thumbnailIsCurrent: madeFrom == (original?.digest ?? record.digest))
+        return try await withTaskExecutorPreference(globalConcurrentExecutor) {
+            let original = try await revalidate(url, record: record, identifier: identifier, work: work)
+            return Check(original: original, thumbnailIsCurrent: madeFrom == (original?.digest ?? record.digest))
+        }
     }
 
     /// The original of `url`, from the cache or downloaded once per URL across machines; a

@@ -10,7 +10,7 @@ struct FormatNegotiationTests {
         ("*/*", false), ("image/*", false), ("image/png,image/jpeg", false), ("", false),
         ("\tImage/WebP\t;\tQ=0.25", true), ("image/webp ;Q=0", false), ("image/webpx", false), ("image/web", false),
         ("text/html, image/webp;level=1;q=0.9", true), ("image/webp;q=abc", true), (",,image/webp,,", true),
-        ("image/webp, image/webp;q=0", false),
+        ("image/webp, image/webp;q=0", false), (";image/webp", false), ("image/webp;;q=0", false),
     ])
     func webP(accept: String, expected: Bool) {
         #expect(FormatNegotiation(accept: accept).acceptsWebP == expected)

@@ -22,22 +22,27 @@ struct RecentVariantsTests {
         #expect(recent.entry(path: path + "x", acceptsWebP: true) == nil)
     }
 
-    @Test("the bytes held never pass the limit: a path that does not fit empties the memo first; one larger than the limit is not kept")
+    @Test("the costs held never pass the limit: an entry that does not fit empties the memo first; one over the limit, or a path that is not ASCII, is not kept")
     func bounded() throws {
         let made = try Self.entry("https://images.example/a.jpg")
-        let path = String(repeating: "p", count: 100)
-        let cost = path.utf8.count + made.variant.cacheKey.utf8.count
+        let paths = (0..<10).map { "/unsafe/w:256/plain/\($0)" }
+        let cost = RecentVariants.cost(path: paths[0], entry: made)
+        #expect(paths.allSatisfy { RecentVariants.cost(path: $0, entry: made) == cost })
         let recent = RecentVariants(byteLimit: cost * 3)
-        for index in 0..<10 {
-            recent.remember(made, path: path + "\(index)", acceptsWebP: false)
+        for (index, path) in paths.enumerated() {
+            recent.remember(made, path: path, acceptsWebP: false)
             #expect(recent.byteCount <= recent.byteLimit)
+            // Three fit: the fourth, seventh and tenth start an emptied memo.
+            #expect(recent.count == index % 3 + 1 && recent.byteCount == recent.count * cost)
         }
-        // Three fit: the tenth path went into an emptied memo after the ninth.
-        #expect(recent.entry(path: path + "9", acceptsWebP: false) != nil)
-        #expect(recent.entry(path: path + "0", acceptsWebP: false) == nil)
-        let huge = String(repeating: "h", count: cost * 3)
+        #expect(recent.entry(path: paths[9], acceptsWebP: false) != nil)
+        #expect(recent.entry(path: paths[8], acceptsWebP: false) == nil)
+        let huge = String(repeating: "h", count: cost * 2)
         recent.remember(made, path: huge, acceptsWebP: false)
         #expect(recent.entry(path: huge, acceptsWebP: false) == nil)
+        let accented = "/unsafe/w:256/plain/caf\u{E9}"
+        recent.remember(made, path: accented, acceptsWebP: false)
+        #expect(recent.entry(path: accented, acceptsWebP: false) == nil)
         #expect(RecentVariants(byteLimit: -1).byteLimit == 0)
     }
 }

@@ -17,14 +17,17 @@ import NIOPosix
 /// }
 /// ```
 ///
-/// ``ImageServer`` decodes and encodes on its own threads, downloads without blocking, and reads,
-/// hashes and stores originals on Swift's pool; what it still does on the loop is the cache's
-/// reads and writes of variants and records, which are short (a store waits at most the disk
-/// tier's `writeLockTimeout` for another process's write).
+/// What ``ImageServer`` still does on the loop: checking the signature, resolving the path,
+/// answering from memory, and reading variants and originals' records from the cache (a read never
+/// waits for another process's write). Decoding and encoding run on its own threads; downloading,
+/// hashing and storing originals, storing variants and removing stale ones run on Swift's pool.
+///
+/// The group must outlive every task that prefers the executor: a loop that has shut down drops
+/// the jobs given to it.
 public final class EventLoopGroupExecutor: TaskExecutor {
     /// The loops jobs run on.
     public let group: any EventLoopGroup
-    private let loops: [any EventLoop]
+    private let loops: Set<ObjectIdentifier>
 
     /// An executor for `group`'s loops.
     ///
@@ -32,7 +35,7 @@ public final class EventLoopGroupExecutor: TaskExecutor {
     ///   executor.
     public init(group: any EventLoopGroup) {
         self.group = group
-        loops = Array(group.makeIterator())
+        loops = Set(group.makeIterator().map { ObjectIdentifier($0) })
     }
 
     /// Runs `job` on the current loop when called on one of the group's loops (no wake-up), else
@@ -44,7 +47,7 @@ public final class EventLoopGroupExecutor: TaskExecutor {
         let executor = asUnownedTaskExecutor()
         let loop =
             MultiThreadedEventLoopGroup.currentEventLoop.flatMap { current in
-                loops.contains { $0 === current } ? current : nil
+                loops.contains(ObjectIdentifier(current)) ? current : nil
             } ?? group.next()
         loop.execute { job.runSynchronously(on: executor) }
     }

@@ -33,10 +33,8 @@ extension ImageServer {
             let variant = try Variant(
                 options: request.options, format: format, sourceName: ThumbnailKey.sourceName(ofFile: found.path),
                 fingerprint: found.fingerprint)
-            // A read of up to the source limit blocks: on NIO's blocking-work threads, not a loop's.
-            return (variant, variesByAccept, { [self] in
-                try await cached(variant) { try await NIOThreadPool.singleton.runIfActive { try local.read(found) } }
-            })
+            // `load` runs in the cache's single-flight task, on Swift's pool, not on an event loop.
+            return (variant, variesByAccept, { [self] in try await cached(variant) { try local.read(found) } })
         case .remote(let url):
             let variant = try Variant(
                 options: request.options, format: format, sourceName: Self.sourceName(of: url), fingerprint: nil)
@@ -100,29 +98,32 @@ extension ImageServer {
         } catch {
             throw Self.serveError(error)
         }
-        if !check.thumbnailIsCurrent { try await hoard.remove(forKey: variant.cacheKey) }
+        if !check.thumbnailIsCurrent {
+            // A write, which may wait for another process's: off the event loops.
+            try await withTaskExecutorPreference(globalConcurrentExecutor) {
+                try await hoard.remove(forKey: variant.cacheKey)
+            }
+        }
         metrics?.record(.origin, ContinuousClock.now - started)
         let make = renderer(variant)
         let entry = try await hoard.encodedEntry(Image.self, forKey: variant.cacheKey) {
             [loads, metrics, originalCache] in
             do {
+                // Runs in the cache's single-flight task, on Swift's pool: reading, hashing and
+                // storing an original never hold up an event loop.
                 return try await loads.run {
-                    // Reading, hashing and storing an original of up to the source limit take
-                    // milliseconds: on Swift's pool, not on an event loop a request may prefer.
-                    try await withTaskExecutorPreference(globalConcurrentExecutor) {
-                        let used: OriginalCache.Original
-                        if let downloaded = check.original {
-                            used = downloaded
-                        } else {
-                            let fetching = ContinuousClock.now
-                            used = try await originalCache.original(
-                                url, identifier: identifier, work: work, makeThumbnail: make)
-                            metrics?.record(.origin, ContinuousClock.now - fetching)
-                        }
-                        let made = if let thumbnail = work.thumbnail { thumbnail } else { try await make(used.bytes) }
-                        try await originalCache.recordThumbnail(variant.cacheKey, madeFrom: used)
-                        return made
+                    let used: OriginalCache.Original
+                    if let downloaded = check.original {
+                        used = downloaded
+                    } else {
+                        let fetching = ContinuousClock.now
+                        used = try await originalCache.original(
+                            url, identifier: identifier, work: work, makeThumbnail: make)
+                        metrics?.record(.origin, ContinuousClock.now - fetching)
                     }
+                    let made = if let thumbnail = work.thumbnail { thumbnail } else { try await make(used.bytes) }
+                    try await originalCache.recordThumbnail(variant.cacheKey, madeFrom: used)
+                    return made
                 }
             } catch {
                 throw Self.serveError(error)

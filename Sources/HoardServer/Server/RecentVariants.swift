@@ -6,9 +6,10 @@ import HoardSystem
 /// allow-list and making its cache key, all fixed by a configuration that does not change while
 /// the server runs. The signature is still checked on every request.
 ///
-/// Invariant: the paths and keys held total at most ``byteLimit`` bytes; when one more would not
-/// fit, everything is forgotten first. Local sources are never held: their key carries the file's
-/// fingerprint, read on every request.
+/// Invariant: the entries' costs (``cost(path:entry:)``, an estimate of the memory each takes)
+/// total at most ``byteLimit``; when one more would not fit, everything is forgotten first. Only
+/// ASCII paths are held, so that two paths are the same entry only when their bytes are. Local
+/// sources are never held: their key carries the file's fingerprint, read on every request.
 final class RecentVariants: Sendable {
     /// What a path resolved to.
     struct Entry: Sendable {
@@ -28,11 +29,11 @@ final class RecentVariants: Sendable {
         var bytes = 0
     }
 
-    /// The most bytes of paths and keys held.
+    /// The most the entries' costs may total.
     let byteLimit: Int
     private let state = Lock(State())
 
-    /// An empty memo holding up to `byteLimit` bytes of paths and keys (0 holds nothing).
+    /// An empty memo whose entries' costs total at most `byteLimit` (0 holds nothing).
     init(byteLimit: Int) {
         self.byteLimit = max(0, byteLimit)
     }
@@ -43,19 +44,32 @@ final class RecentVariants: Sendable {
         return state.withLock { $0.entries[key] }
     }
 
-    /// Remembers what `path` resolved to.
+    /// Remembers what `path` resolved to, unless the path is not ASCII or costs more than the limit.
     func remember(_ entry: Entry, path: String, acceptsWebP: Bool) {
-        let cost = path.utf8.count + entry.variant.cacheKey.utf8.count
-        guard cost <= byteLimit else { return }
+        let cost = Self.cost(path: path, entry: entry)
+        guard cost <= byteLimit, path.utf8.allSatisfy({ $0 < 0x80 }) else { return }
         let key = Key(path: path, acceptsWebP: acceptsWebP)
-        state.withLock { state in
-            guard state.entries[key] == nil else { return }
-            if state.bytes + cost > byteLimit { state = State() }
+        let forgotten = state.withLock { state -> State? in
+            guard state.entries[key] == nil else { return nil }
+            var forgotten: State?
+            if state.bytes + cost > byteLimit { forgotten = state; state = State() }
             state.entries[key] = entry
             state.bytes += cost
+            return forgotten
         }
+        // The forgotten entries are freed here, outside the lock.
+        withExtendedLifetime(forgotten) {}
     }
 
-    /// The bytes of paths and keys held now.
+    /// What an entry is counted as: its path twice (the key, and the source inside the variant),
+    /// its cache key, and a fixed share for the URL, the variant's other fields and the table.
+    static func cost(path: String, entry: Entry) -> Int {
+        2 * path.utf8.count + entry.variant.cacheKey.utf8.count + 256
+    }
+
+    /// The costs of the entries held now.
     var byteCount: Int { state.withLock { $0.bytes } }
+
+    /// The entries held now.
+    var count: Int { state.withLock { $0.entries.count } }
 }
