@@ -9,7 +9,7 @@ import NIOPosix
 /// freshness checks), with the queue's places and the decode threads.
 extension ImageServer {
     /// How a variant is made on a miss.
-    typealias Producer = @Sendable () async throws -> Data
+    typealias Producer = @Sendable () async throws -> CacheEntry<Data>
 
     /// A path parsed, its source checked, and its variant for a client that does or does not take
     /// WebP, with whether the answer varies by `Accept` and how it is made on a miss: from a local
@@ -49,9 +49,11 @@ extension ImageServer {
         { [self] in try await cachedFromOrigin(variant, url: url) }
     }
 
-    /// The variant's bytes from the cache, or made from the original `load` gives (one decode
-    /// per key at a time, in the queue).
-    private func cached(_ variant: Variant, load: @escaping @Sendable () async throws -> Data) async throws -> Data {
+    /// The variant's entry (its bytes and when they were stored) from the cache, or made from the
+    /// original `load` gives (one decode per key at a time, in the queue).
+    private func cached(_ variant: Variant, load: @escaping @Sendable () async throws -> Data) async throws
+        -> CacheEntry<Data>
+    {
         let render = renderer(variant)
         let entry = try await hoard.encodedEntry(Image.self, forKey: variant.cacheKey) { [loads, metrics] in
             try await loads.run {
@@ -64,7 +66,7 @@ extension ImageServer {
         if let storeError = entry.storeError {
             logger.warning("cannot cache a variant", metadata: ["key": .string(variant.cacheKey), "error": "\(storeError)"])
         }
-        return entry.value
+        return entry
     }
 
     /// Makes `variant` from an original: a place in the decode queue, then the work on the
@@ -84,8 +86,9 @@ extension ImageServer {
 
     /// A remote source's variant: its original checked with the origin when stale (as `hoard
     /// thumbnails` does: a 304 keeps the variant, other bytes make it again), then from the cache
-    /// or made from the original, which is downloaded once per URL and kept.
-    private func cachedFromOrigin(_ variant: Variant, url: URL) async throws -> Data {
+    /// or made from the original, which is downloaded once per URL and kept. Returns the variant's
+    /// entry: its bytes and when they were stored.
+    private func cachedFromOrigin(_ variant: Variant, url: URL) async throws -> CacheEntry<Data> {
         let identifier = variant.thumbnailKey.source
         let work = InputWork()
         let started = ContinuousClock.now
@@ -129,7 +132,7 @@ extension ImageServer {
                 throw Self.serveError(error)
             }
         }
-        return entry.value
+        return entry
     }
 
     /// The server's check of each URL a download requests (the source and every redirect): on

@@ -45,6 +45,8 @@ public final class ImageServer: Sendable {
     let answers: MemoryCache<String, Answer>?
     /// What recent paths of remote sources resolved to: a repeated request skips parsing.
     let recentVariants = RecentVariants(byteLimit: 4 << 20)
+    /// The entity tags of recent answers: an answer read again from disk is not hashed again.
+    let entityTags = EntityTags(byteLimit: 2 << 20)
     private let inFlight = Lock(0)
 
     /// A server answering from `hoard` with `configuration`.
@@ -193,10 +195,11 @@ public final class ImageServer: Sendable {
             answer.variesByAccept = variesByAccept
             return answer
         }
-        let bytes = try await produce()
+        let entry = try await produce()
+        let bytes = entry.value
         let answer = Answer(
             bytes: bytes, mediaType: ImageFormat(sniffing: bytes)?.mediaType ?? "application/octet-stream",
-            entityTag: SHA256.hash(Array(bytes)).map { "\"" + SHA256.hex($0.prefix(16)) + "\"" },
+            entityTag: entityTags.tag(forKey: variant.cacheKey, cachedAt: entry.cachedAt, bytes: bytes),
             variesByAccept: variesByAccept)
         try? answers?.setValue(answer, forKey: variant.cacheKey, cost: bytes.count)
         return answer

@@ -25,6 +25,13 @@ struct ServerMetrics: Sendable {
     private let durations: [Stage: CoreMetrics.Timer]
     private let inFlight: CoreMetrics.Gauge
     private let queueLength: CoreMetrics.Gauge
+    private let memoryHits: CoreMetrics.Counter
+    /// The counters of the statuses the server answers with, made once: making one per request
+    /// takes the factory's lock, which the event loops then contend for.
+    private let statusCounters: [Int: CoreMetrics.Counter]
+
+    /// The statuses ``ServeError`` and the routes answer with.
+    static let statuses = [200, 304, 400, 403, 404, 413, 415, 422, 500, 502, 503, 504]
 
     init(registry: PrometheusCollectorRegistry) {
         self.registry = registry
@@ -37,6 +44,14 @@ struct ServerMetrics: Sendable {
         self.durations = durations
         inFlight = CoreMetrics.Gauge(label: "hoard_serve_in_flight", factory: factory)
         queueLength = CoreMetrics.Gauge(label: "hoard_serve_queue_length", factory: factory)
+        memoryHits = CoreMetrics.Counter(label: "hoard_serve_memory_hits_total", factory: factory)
+        var statusCounters: [Int: CoreMetrics.Counter] = [:]
+        for status in Self.statuses { statusCounters[status] = Self.counter(status: status, factory: factory) }
+        self.statusCounters = statusCounters
+    }
+
+    private static func counter(status: Int, factory: PrometheusMetricsFactory) -> CoreMetrics.Counter {
+        CoreMetrics.Counter(label: "hoard_serve_requests_total", dimensions: [("status", String(status))], factory: factory)
     }
 
     /// The factory, for the cache's configuration.
@@ -44,12 +59,12 @@ struct ServerMetrics: Sendable {
 
     /// Counts one answer with its status.
     func count(status: Int) {
-        CoreMetrics.Counter(label: "hoard_serve_requests_total", dimensions: [("status", String(status))], factory: factory).increment()
+        (statusCounters[status] ?? Self.counter(status: status, factory: factory)).increment()
     }
 
     /// Counts one answer served from the server's memory.
     func countMemoryHit() {
-        CoreMetrics.Counter(label: "hoard_serve_memory_hits_total", factory: factory).increment()
+        memoryHits.increment()
     }
 
     /// Records how long `stage` took.
