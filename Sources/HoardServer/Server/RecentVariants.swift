@@ -1,5 +1,4 @@
 import Foundation
-import HoardSystem
 
 /// The variants that recent requests for remote sources named, by path and by whether the client
 /// takes WebP: a repeated request skips parsing its path, checking its source against the
@@ -7,8 +6,8 @@ import HoardSystem
 /// the server runs. The signature is still checked on every request.
 ///
 /// Invariant: the entries' costs (``cost(path:entry:)``, an estimate of the memory each takes)
-/// total at most ``byteLimit``; when one more would not fit, everything is forgotten first. Only
-/// ASCII paths are held, so that two paths are the same entry only when their bytes are. Local
+/// total at most ``byteLimit`` (a ``BoundedTable``: when one more would not fit, everything is
+/// forgotten first). Only ASCII paths are held, so that two paths are the same entry only when their bytes are. Local
 /// sources are never held: their key carries the file's fingerprint, read on every request.
 final class RecentVariants: Sendable {
     /// What a path resolved to.
@@ -24,41 +23,25 @@ final class RecentVariants: Sendable {
         let acceptsWebP: Bool
     }
 
-    private struct State {
-        var entries: [Key: Entry] = [:]
-        var bytes = 0
-    }
-
-    /// The most the entries' costs may total.
-    let byteLimit: Int
-    private let state = Lock(State())
+    private let table: BoundedTable<Key, Entry>
 
     /// An empty memo whose entries' costs total at most `byteLimit` (0 holds nothing).
     init(byteLimit: Int) {
-        self.byteLimit = max(0, byteLimit)
+        table = BoundedTable(byteLimit: byteLimit)
     }
+
+    /// The most the entries' costs may total.
+    var byteLimit: Int { table.byteLimit }
 
     /// What `path` resolved to for a client that does or does not take WebP, if recent.
     func entry(path: String, acceptsWebP: Bool) -> Entry? {
-        let key = Key(path: path, acceptsWebP: acceptsWebP)
-        return state.withLock { $0.entries[key] }
+        table.value(forKey: Key(path: path, acceptsWebP: acceptsWebP))
     }
 
     /// Remembers what `path` resolved to, unless the path is not ASCII or costs more than the limit.
     func remember(_ entry: Entry, path: String, acceptsWebP: Bool) {
-        let cost = Self.cost(path: path, entry: entry)
-        guard cost <= byteLimit, path.utf8.allSatisfy({ $0 < 0x80 }) else { return }
-        let key = Key(path: path, acceptsWebP: acceptsWebP)
-        let forgotten = state.withLock { state -> State? in
-            guard state.entries[key] == nil else { return nil }
-            var forgotten: State?
-            if state.bytes + cost > byteLimit { forgotten = state; state = State() }
-            state.entries[key] = entry
-            state.bytes += cost
-            return forgotten
-        }
-        // The forgotten entries are freed here, outside the lock.
-        withExtendedLifetime(forgotten) {}
+        guard path.utf8.allSatisfy({ $0 < 0x80 }) else { return }
+        table.setValue(entry, forKey: Key(path: path, acceptsWebP: acceptsWebP), cost: Self.cost(path: path, entry: entry))
     }
 
     /// What an entry is counted as: its path twice (the key, and the source inside the variant),
@@ -68,8 +51,8 @@ final class RecentVariants: Sendable {
     }
 
     /// The costs of the entries held now.
-    var byteCount: Int { state.withLock { $0.bytes } }
+    var byteCount: Int { table.byteCount }
 
     /// The entries held now.
-    var count: Int { state.withLock { $0.entries.count } }
+    var count: Int { table.count }
 }
