@@ -8,7 +8,7 @@ import subprocess
 import time
 
 from .report import row, side
-from .runner import RESULTS, Section
+from .runner import RESULTS, Section, stop_server
 
 REDIS_SIZES = [(1024, "1 KiB"), (64 * 1024, "64 KiB")]
 REDIS_CALLERS = [1, 16]
@@ -56,13 +56,7 @@ class RedisServer:
         shutil.rmtree(self.folder, ignore_errors=True)
 
     def stop(self):
-        if self.process and self.process.poll() is None:
-            self.process.terminate()  # by its PID: the Popen object's
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        stop_server(self.process, 10)
 
     @property
     def url(self):

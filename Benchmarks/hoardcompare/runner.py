@@ -19,6 +19,18 @@ def log(message):
     print(message, file=sys.stderr, flush=True)
 
 
+def stop_server(process, grace):
+    """Stops a server started by the benchmark, by its PID (the Popen object's): SIGTERM, then
+    SIGKILL after GRACE seconds."""
+    if process and process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(grace)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
 class Runner:
     """Runs commands, appends their command line and output to a log per section, returns stdout."""
 

@@ -13,7 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from .redis import RedisServer, free_port
 from .report import row, side
-from .runner import RESULTS, Section
+from .runner import RESULTS, Section, stop_server
 
 SECONDS = 10  # per side and repetition
 CONNECTIONS = 2
@@ -80,13 +80,7 @@ class Process:
         return self
 
     def __exit__(self, *exc):
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(15)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        stop_server(self.process, 15)
 
     @property
     def pid(self):
