@@ -7,9 +7,12 @@ import Hoard
 /// rows of `disk`, one task; prints the medians of `repetitions` rounds, each in a new folder.
 ///
 /// With `retrieveRounds` above 1 (`--retrieve-rounds N`, for `perf record`), each retrieve pass
-/// runs that many times over the same keys, so that retrieves dominate the profile.
-func measureHoardDisk(base: URL, repetitions: Int, settles: Bool, retrieveRounds: Int = 1) async throws {
-    let cases = [(1024, 10_000), (16 * 1024, 10_000)]
+/// runs that many times over the same keys, so that retrieves dominate the profile; `size`
+/// (`--size 1024` or `--size 16384`) keeps one of the two rows.
+func measureHoardDisk(
+    base: URL, repetitions: Int, settles: Bool, retrieveRounds: Int = 1, size onlySize: Int? = nil
+) async throws {
+    let cases = [(1024, 10_000), (16 * 1024, 10_000)].filter { onlySize == nil || $0.0 == onlySize }
     try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
     for (size, count) in cases {
         let values = (0..<64).map { _ in randomBytes(size) }
