@@ -148,13 +148,14 @@ extension Hoard {
         try await storeInTiers(
             CacheTierEntry(bytes: TypedPayload.wrap(bytes, typeName: typeName), createdAt: now, expiresAt: expiresAt),
             forKey: key)
+        var evicted = 0
         if let decoded, !(expiresAt?.hasExpired(at: now) ?? false) {
             let record = StoredValue(value: decoded.value, typeName: typeName, cachedAt: now, expiresAt: expiresAt)
-            remember(record, forKey: key, cost: decoded.cost)
+            evicted = remember(record, forKey: key, cost: decoded.cost)
         } else {
             memory.removeValue(forKey: ExactString(key))
         }
-        monitor.record(.stored(key: key, byteCount: bytes.count))
+        monitor.record(HoardMonitor.memoryEvictions(evicted), then: .stored(key: key, byteCount: bytes.count))
         return (now, expiresAt, bytes)
     }
 
@@ -186,22 +187,6 @@ extension Hoard {
         type.cacheTypeIdentifier
     }
 
-    // MARK: - Private
-
-    /// The memory tier's value for `key`, marked stale when it is not fresh.
-    private func memoryEntry<T: Cachable>(
-        _ type: T.Type, forKey key: String, freshness: Freshness
-    ) throws(HoardError) -> CacheEntry<T>? {
-        guard let record = memory.value(forKey: ExactString(key)) else { return nil }
-        guard let value = record.value as? T else {
-            throw .typeMismatch(key: key, expected: Self.typeName(of: T.self), stored: record.typeName)
-        }
-        return CacheEntry(
-            value: value, cachedAt: record.cachedAt, expiresAt: record.expiresAt, source: .memory,
-            retrievedAt: freshness.now,
-            isStale: !freshness.isFresh(cachedAt: record.cachedAt, expiresAt: record.expiresAt))
-    }
-
     /// The first byte tier's value for `key`: a fresh one is copied into the tiers before it and
     /// promoted to memory; a stale one is decoded only when `includingStale`, and left where it is.
     /// Bytes of the right type that do not decode are removed from every tier and give `nil`.
@@ -210,9 +195,21 @@ extension Hoard {
     ) async throws(HoardError) -> CacheEntry<T>? {
         guard
             let hit = try await tierHit(
-                forKey: key, expecting: Self.typeName(of: T.self), freshness: freshness, includingStale: includingStale),
-            let value = try await decode(hit, as: T.self, forKey: key)
+                forKey: key, expecting: Self.typeName(of: T.self), freshness: freshness, includingStale: includingStale)
         else { return nil }
+        let value: T
+        switch Self.decode(hit, as: T.self) {
+        case .success(let decoded): value = decoded
+        case .failure(let error):
+            try await removeUndecodable(hit, forKey: key, error: error)
+            return nil
+        }
+        if hit.isFresh {
+            if hit.tierIndex > 0 { await copy(hit.stored, forKey: key, into: tiers[..<hit.tierIndex]) }
+            if let evicted = HoardMonitor.memoryEvictions(promote(value, from: hit, forKey: key)) {
+                monitor.record(evicted)
+            }
+        }
         return CacheEntry(
             value: value, cachedAt: hit.stored.createdAt, expiresAt: hit.stored.expiresAt,
             source: tiers[hit.tierIndex].identifier, retrievedAt: freshness.now, isStale: !hit.isFresh)
@@ -220,19 +217,32 @@ extension Hoard {
 
     /// ``lookUpTiers(_:forKey:expirationPolicy:)`` for a caller that wants the value alone: it
     /// makes no ``CacheEntry``, whose generic metadata an unspecialized caller would look up on
-    /// every disk hit.
+    /// every disk hit. A hit in a first disk tier makes no async call (the costs of a disk hit
+    /// through the manager are in Benchmarks/RESULTS.md).
     func lookUpTierValue<T: Cachable>(_ type: T.Type, forKey key: String) async throws(HoardError) -> T? {
         guard configuration.isCachingEnabled else { return nil }
-        guard
-            let hit = try await tierHit(
-                forKey: key, expecting: Self.typeName(of: T.self), freshness: freshness(nil), includingStale: false),
-            let value = try await decode(hit, as: T.self, forKey: key)
-        else {
+        let freshness = freshness(nil)
+        let expected = Self.typeName(of: T.self)
+        var found = try firstDiskHit(forKey: key, expecting: expected, freshness: freshness, includingStale: false)
+        if found == nil, laterTiersStart < tiers.count {
+            found = try await tierHit(
+                forKey: key, expecting: expected, freshness: freshness, includingStale: false, from: laterTiersStart)
+        }
+        guard let hit = found else {
             monitor.record(.miss(key: key))
             return nil
         }
-        monitor.record(.hit(key: key, tier: tiers[hit.tierIndex].identifier))
-        return value
+        switch Self.decode(hit, as: T.self) {
+        case .success(let value):
+            if hit.tierIndex > 0 { await copy(hit.stored, forKey: key, into: tiers[..<hit.tierIndex]) }
+            let evicted = promote(value, from: hit, forKey: key)
+            monitor.record(HoardMonitor.memoryEvictions(evicted), then: .hit(key: key, tier: tiers[hit.tierIndex].identifier))
+            return value
+        case .failure(let error):
+            try await removeUndecodable(hit, forKey: key, error: error)
+            monitor.record(.miss(key: key))
+            return nil
+        }
     }
 
     /// A byte tier's answer for a key, checked for its type but not decoded.
@@ -250,54 +260,109 @@ extension Hoard {
     }
 
     /// The first byte tier's entry for `key` (a fresh one, or a stale one too when `includingStale`)
-    /// stored as `expected`. Not generic, so that the tiers are asked once for every type.
+    /// stored as `expected`, asking the tiers from `start` on. Not generic, so that the tiers are
+    /// asked once for every type.
     ///
     /// - Throws: ``HoardError/typeMismatch(key:expected:stored:)``, or a tier's error.
     func tierHit(
-        forKey key: String, expecting expected: String, freshness: Freshness, includingStale: Bool
+        forKey key: String, expecting expected: String, freshness: Freshness, includingStale: Bool, from start: Int = 0
     ) async throws(HoardError) -> TierHit? {
-        for (index, tier) in tiers.enumerated() {
-            guard let stored = try await entry(in: tier, forKey: key) else { continue }
-            let isFresh = freshness.isFresh(cachedAt: stored.createdAt, expiresAt: stored.expiresAt)
-            guard isFresh || includingStale else { continue }
-            // The disk tier's bytes are a read's own buffer; when no faster tier gets a copy of them,
-            // the value may share it instead of copying it.
-            let (typeName, payload) = try Self.unwrap(
-                stored, forKey: key, expecting: expected, sharingStorage: index == 0 && tier is DiskCache)
-            return TierHit(stored: stored, typeName: typeName, payload: payload, tierIndex: index, isFresh: isFresh)
+        if start == 0, let hit = try firstDiskHit(
+            forKey: key, expecting: expected, freshness: freshness, includingStale: includingStale)
+        {
+            return hit
+        }
+        for index in max(start, laterTiersStart)..<tiers.count {
+            guard let stored = try await entry(in: tiers[index], forKey: key) else { continue }
+            if let hit = try Self.hit(
+                stored, in: index, forKey: key, expecting: expected, freshness: freshness, includingStale: includingStale,
+                sharingStorage: index == 0 && tiers[index] is DiskCache)
+            {
+                return hit
+            }
         }
         return nil
     }
 
-    /// `hit` decoded as `T`; a fresh one is copied into the tiers before the one that had it (with
-    /// its own dates, so its remaining expiry) and promoted to memory. Bytes that do not decode are
-    /// removed from every tier and give `nil`.
-    private func decode<T: Cachable>(_ hit: TierHit, as type: T.Type, forKey key: String) async throws(HoardError)
-        -> T?
-    {
-        let value: T
-        do {
-            value = try T.decode(hit.payload)
-        } catch {
-            // Stored as this type by an earlier version of the app (a Codable type that changed
-            // since): stale data, not a programming error. It is a miss, and goes from every tier.
-            try await removeEverywhere(forKey: key)
-            monitor.record(
-                .undecodableRemoved(key: key, type: hit.typeName, reason: String(describing: error)))
-            return nil
+    // MARK: - Private
+
+    /// The memory tier's value for `key`, marked stale when it is not fresh.
+    private func memoryEntry<T: Cachable>(
+        _ type: T.Type, forKey key: String, freshness: Freshness
+    ) throws(HoardError) -> CacheEntry<T>? {
+        guard let record = memory.value(forKey: ExactString(key)) else { return nil }
+        guard let value = record.value as? T else {
+            throw .typeMismatch(key: key, expected: Self.typeName(of: T.self), stored: record.typeName)
         }
-        if hit.isFresh {
-            await copy(hit.stored, forKey: key, into: tiers[..<hit.tierIndex])
-            let record = StoredValue(
-                value: value, typeName: hit.typeName, cachedAt: hit.stored.createdAt, expiresAt: hit.stored.expiresAt)
-            remember(record, forKey: key, cost: value.memoryCost(encodedByteCount: hit.payload.count))
-        }
-        return value
+        return CacheEntry(
+            value: value, cachedAt: record.cachedAt, expiresAt: record.expiresAt, source: .memory,
+            retrievedAt: freshness.now,
+            isStale: !freshness.isFresh(cachedAt: record.cachedAt, expiresAt: record.expiresAt))
     }
 
-    /// Puts `record` in the memory tier and reports what that evicted.
-    private func remember(_ record: StoredValue, forKey key: String, cost: Int) {
-        let evicted = memory.setValueCountingEvictions(record, forKey: ExactString(key), cost: cost, expiration: record.expiresAt)
-        if evicted > 0 { monitor.record(.evicted(tier: .memory, count: evicted)) }
+    /// The index in ``tiers`` of the first tier that ``tierHit(forKey:expecting:freshness:includingStale:from:)``
+    /// asks through ``CacheTier/entry(forKey:)``: 1 when the first is ``firstTierDisk``, else 0.
+    private var laterTiersStart: Int { firstTierDisk == nil ? 0 : 1 }
+
+    /// ``firstTierDisk``'s entry for `key` as a ``TierHit`` (see ``tierHit(forKey:expecting:freshness:includingStale:from:)``),
+    /// read synchronously; `nil` when there is no such tier or it has no such entry.
+    private func firstDiskHit(
+        forKey key: String, expecting expected: String, freshness: Freshness, includingStale: Bool
+    ) throws(HoardError) -> TierHit? {
+        guard let firstTierDisk else { return nil }
+        let found: DiskCache.Entry?
+        do {
+            found = try firstTierDisk.entryIncludingExpired(forKey: key)
+        } catch {
+            throw HoardError(tier: .disk, wrapping: error)
+        }
+        guard let found else { return nil }
+        // A disk read's bytes are its own buffer, and no faster tier gets a copy of them: the value
+        // may share it instead of copying it (as it may below for a disk tier given as a custom one).
+        return try Self.hit(
+            CacheTierEntry(bytes: found.data, createdAt: found.creationDate, expiresAt: found.expirationDate), in: 0,
+            forKey: key, expecting: expected, freshness: freshness, includingStale: includingStale, sharingStorage: true)
+    }
+
+    /// `stored`, the entry of tier `index`, as a ``TierHit`` when it is fresh (or `includingStale`).
+    ///
+    /// - Throws: ``HoardError/typeMismatch(key:expected:stored:)`` for another type.
+    private static func hit(
+        _ stored: CacheTierEntry, in index: Int, forKey key: String, expecting expected: String,
+        freshness: Freshness, includingStale: Bool, sharingStorage: Bool
+    ) throws(HoardError) -> TierHit? {
+        let isFresh = freshness.isFresh(cachedAt: stored.createdAt, expiresAt: stored.expiresAt)
+        guard isFresh || includingStale else { return nil }
+        let (typeName, payload) = try unwrap(stored, forKey: key, expecting: expected, sharingStorage: sharingStorage)
+        return TierHit(stored: stored, typeName: typeName, payload: payload, tierIndex: index, isFresh: isFresh)
+    }
+
+    /// `hit`'s payload decoded as `T`, or why it does not decode.
+    private static func decode<T: Cachable>(_ hit: TierHit, as type: T.Type) -> Result<T, any Error> {
+        Result { try T.decode(hit.payload) }
+    }
+
+    /// Removes an entry whose bytes, stored as their type by an earlier version of the app (a
+    /// Codable type that changed since), no longer decode: stale data, not a programming error.
+    /// It goes from every tier, and is counted and logged.
+    private func removeUndecodable(_ hit: TierHit, forKey key: String, error: any Error) async throws(HoardError) {
+        try await removeEverywhere(forKey: key)
+        monitor.record(.undecodableRemoved(key: key, type: hit.typeName, reason: String(describing: error)))
+    }
+
+    /// Puts a fresh hit's decoded `value` in the memory tier, with the hit's dates.
+    ///
+    /// - Returns: The number of entries that evicted.
+    private func promote(_ value: some Cachable, from hit: TierHit, forKey key: String) -> Int {
+        let record = StoredValue(
+            value: value, typeName: hit.typeName, cachedAt: hit.stored.createdAt, expiresAt: hit.stored.expiresAt)
+        return remember(record, forKey: key, cost: value.memoryCost(encodedByteCount: hit.payload.count))
+    }
+
+    /// Puts `record` in the memory tier.
+    ///
+    /// - Returns: The number of entries that evicted.
+    private func remember(_ record: StoredValue, forKey key: String, cost: Int) -> Int {
+        memory.setValueCountingEvictions(record, forKey: ExactString(key), cost: cost, expiration: record.expiresAt)
     }
 }

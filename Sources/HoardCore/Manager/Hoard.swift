@@ -46,6 +46,9 @@ public final class Hoard: Sendable {
     let disk: Result<DiskCache, HoardError>
     /// The byte tiers after memory, in read order: the configuration's ``Configuration/tiers``.
     let tiers: [any CacheTier]
+    /// The disk tier when it is the first of ``tiers`` (the usual order): reads ask it directly,
+    /// without the suspension point and task frame of ``CacheTier/entry(forKey:)``.
+    let firstTierDisk: DiskCache?
     /// The first shared tier among ``tiers``: it coordinates fetches and cache-wide marks.
     let sharedTier: (any SharedCacheTier)?
     /// Reads ``sharedTier``'s marks once a second while this cache lives.
@@ -109,6 +112,8 @@ public final class Hoard: Sendable {
                 }
             }
         }
+        firstTierDisk =
+            if case .disk = configuration.tiers.first?.kind, case .success(let cache) = disk { cache } else { nil }
         sharedTier = tiers.lazy.compactMap { $0 as? any SharedCacheTier }.first
         let markDirectory: URL? = if case .success = disk { directory } else { nil }
         localLeases = markDirectory.map { LocalFetchLeases(directory: $0, logger: configuration.logger) }

@@ -26,30 +26,29 @@ enum TypedPayload {
     static func unwrap(
         _ data: Data, expecting expected: String? = nil, sharingStorage: Bool = false
     ) -> (typeName: String, payload: Data)? {
-        guard data.count >= 2 else { return nil }
-        let start = data.startIndex
-        let length = Int(data[start]) << 8 | Int(data[start + 1])
-        guard data.count >= 2 + length else { return nil }
-        let nameBytes = data[(start + 2)..<(start + 2 + length)]
-        let name: String
-        if let expected, Self.bytes(nameBytes, equal: expected) {
-            name = expected
-        } else {
-            guard let validated = String(validating: nameBytes, as: UTF8.self) else { return nil }
-            name = validated
+        // One pass over the bytes: a `Data` subscript per byte costs more than the rest of a small
+        // disk hit's unwrapping.
+        let name = data.withUnsafeBytes { bytes -> (name: String, byteCount: Int)? in
+            guard bytes.count >= 2 else { return nil }
+            let length = Int(bytes[0]) << 8 | Int(bytes[1])
+            guard bytes.count >= 2 + length else { return nil }
+            let nameBytes = UnsafeRawBufferPointer(rebasing: bytes[2..<(2 + length)])
+            if let expected, Self.bytes(nameBytes, equal: expected) { return (expected, length) }
+            return String(validating: nameBytes, as: UTF8.self).map { ($0, length) }
         }
-        let payloadStart = start + 2 + length
-        return (name, sharingStorage ? rebased(data, from: payloadStart) : Data(data[payloadStart...]))
+        guard let name else { return nil }
+        let payloadStart = data.startIndex + 2 + name.byteCount
+        return (name.name, sharingStorage ? rebased(data, from: payloadStart) : Data(data[payloadStart...]))
     }
 
-    /// Whether `bytes` are `string`'s UTF-8, compared as memory (a `Data` slice compared element by
-    /// element costs more than the rest of a small disk hit's unwrapping).
-    private static func bytes(_ bytes: Data, equal string: String) -> Bool {
+    /// Whether `bytes` are `string`'s UTF-8 (a name equal to the one expected is returned as that
+    /// string itself: a read of the type it expects makes no new string).
+    private static func bytes(_ bytes: UnsafeRawBufferPointer, equal string: String) -> Bool {
         var string = string
         return string.withUTF8 { utf8 in
-            bytes.withUnsafeBytes { buffer in
-                buffer.count == utf8.count && buffer.elementsEqual(utf8)
-            }
+            guard bytes.count == utf8.count else { return false }
+            guard let left = bytes.baseAddress, let right = utf8.baseAddress else { return true }
+            return memcmp(left, right, utf8.count) == 0
         }
     }
 

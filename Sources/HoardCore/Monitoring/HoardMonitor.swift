@@ -46,27 +46,23 @@ final class HoardMonitor: Sendable {
     /// Events are yielded under the lock so that every observer sees them in the order they were
     /// counted; `yield` only enqueues, it never runs observer code.
     func record(_ event: HoardEvent) {
+        record(nil, then: event)
+    }
+
+    /// Records `first`, when there is one, then `event`, under one lock: for a read or a write and
+    /// the memory evictions it caused.
+    func record(_ first: HoardEvent?, then event: HoardEvent) {
         state.withLock { state in
-            state.statistics.count(event)
-            for subscriber in state.subscribers.values where subscriber.wants(event) {
-                subscriber.continuation.yield(event)
-            }
+            if let first { Self.deliver(first, to: &state) }
+            Self.deliver(event, to: &state)
         }
-        metrics.record(event)
-        switch event {
-        case .fetchFailed(let key, let error) where !(error is CancellationError):
-            logger.warning("Fetch failed", metadata: ["key": .string(key), "error": .string("\(error)")])
-        case .servedCached(let key, let isExpired):
-            logger.warning(
-                "Fetch failed; serving the cached value",
-                metadata: ["key": .string(key), "expired": .stringConvertible(isExpired)])
-        case .undecodableRemoved(let key, let type, let reason):
-            logger.warning(
-                "Cached value no longer decodes; removed it",
-                metadata: ["key": .string(key), "type": .string(type), "error": .string(reason)])
-        default:
-            logger.debug("\(event)")
-        }
+        if let first { report(first) }
+        report(event)
+    }
+
+    /// ``HoardEvent/evicted(tier:count:)`` for `count` memory evictions, `nil` for none.
+    static func memoryEvictions(_ count: Int) -> HoardEvent? {
+        count > 0 ? .evicted(tier: .memory, count: count) : nil
     }
 
     /// The counters so far.
@@ -90,6 +86,35 @@ final class HoardMonitor: Sendable {
             self?.state.withLock { _ = $0.subscribers.removeValue(forKey: identifier) }
         }
         return stream
+    }
+
+    // MARK: - Private
+
+    /// Counts `event` and yields it to the observers that want it; under the lock.
+    private static func deliver(_ event: HoardEvent, to state: inout State) {
+        state.statistics.count(event)
+        for subscriber in state.subscribers.values where subscriber.wants(event) {
+            subscriber.continuation.yield(event)
+        }
+    }
+
+    /// Publishes `event` through swift-metrics and logs it; outside the lock.
+    private func report(_ event: HoardEvent) {
+        metrics.record(event)
+        switch event {
+        case .fetchFailed(let key, let error) where !(error is CancellationError):
+            logger.warning("Fetch failed", metadata: ["key": .string(key), "error": .string("\(error)")])
+        case .servedCached(let key, let isExpired):
+            logger.warning(
+                "Fetch failed; serving the cached value",
+                metadata: ["key": .string(key), "expired": .stringConvertible(isExpired)])
+        case .undecodableRemoved(let key, let type, let reason):
+            logger.warning(
+                "Cached value no longer decodes; removed it",
+                metadata: ["key": .string(key), "type": .string(type), "error": .string(reason)])
+        default:
+            logger.debug("\(event)")
+        }
     }
 
     /// Ends every observer's stream.

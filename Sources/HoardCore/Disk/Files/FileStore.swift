@@ -151,7 +151,7 @@ final class FileStore: Sendable {
         }
         let keyMatches: Bool
         if let expectedKey {
-            keyMatches = header.key.utf8.elementsEqual(expectedKey.utf8)
+            keyMatches = ExactString(header.key) == ExactString(expectedKey)
         } else {
             keyMatches = try EntryFiles.fileName(forKey: header.key) == fileName
         }

@@ -1,4 +1,5 @@
 import Foundation
+import HoardSystem
 
 /// The record codec every tier that keeps bytes shares: a ``Header`` (type tag, dates, the full
 /// key and two CRC-32C checksums) followed by the value's bytes, one self-checking run.
@@ -74,7 +75,7 @@ public enum CacheRecord {
         guard header.fileByteCount == record.count else {
             return .failure(.lengthMismatch(expected: header.fileByteCount, actual: record.count))
         }
-        if let expectedKey, !header.key.utf8.elementsEqual(expectedKey.utf8) { return .failure(.otherKey) }
+        if let expectedKey, ExactString(header.key) != ExactString(expectedKey) { return .failure(.otherKey) }
         var checksum = CRC32C()
         checksum.update(UnsafeRawBufferPointer(rebasing: record[header.byteCount...]))
         guard checksum.value == header.payloadChecksum else {
