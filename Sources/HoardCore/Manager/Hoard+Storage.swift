@@ -198,9 +198,9 @@ extension Hoard {
                 forKey: key, expecting: Self.typeName(of: T.self), freshness: freshness, includingStale: includingStale)
         else { return nil }
         let value: T
-        switch Self.decode(hit, as: T.self) {
-        case .success(let decoded): value = decoded
-        case .failure(let error):
+        do {
+            value = try T.decode(hit.payload)
+        } catch {
             try await removeUndecodable(hit, forKey: key, error: error)
             return nil
         }
@@ -232,17 +232,18 @@ extension Hoard {
             monitor.record(.miss(key: key))
             return nil
         }
-        switch Self.decode(hit, as: T.self) {
-        case .success(let value):
-            if hit.tierIndex > 0 { await copy(hit.stored, forKey: key, into: tiers[..<hit.tierIndex]) }
-            let evicted = promote(value, from: hit, forKey: key)
-            monitor.record(HoardMonitor.memoryEvictions(evicted), then: .hit(key: key, tier: tiers[hit.tierIndex].identifier))
-            return value
-        case .failure(let error):
+        let value: T
+        do {
+            value = try T.decode(hit.payload)
+        } catch {
             try await removeUndecodable(hit, forKey: key, error: error)
             monitor.record(.miss(key: key))
             return nil
         }
+        if hit.tierIndex > 0 { await copy(hit.stored, forKey: key, into: tiers[..<hit.tierIndex]) }
+        let evicted = promote(value, from: hit, forKey: key)
+        monitor.record(HoardMonitor.memoryEvictions(evicted), then: .hit(key: key, tier: tiers[hit.tierIndex].identifier))
+        return value
     }
 
     /// A byte tier's answer for a key, checked for its type but not decoded.
@@ -335,11 +336,6 @@ extension Hoard {
         guard isFresh || includingStale else { return nil }
         let (typeName, payload) = try unwrap(stored, forKey: key, expecting: expected, sharingStorage: sharingStorage)
         return TierHit(stored: stored, typeName: typeName, payload: payload, tierIndex: index, isFresh: isFresh)
-    }
-
-    /// `hit`'s payload decoded as `T`, or why it does not decode.
-    private static func decode<T: Cachable>(_ hit: TierHit, as type: T.Type) -> Result<T, any Error> {
-        Result { try T.decode(hit.payload) }
     }
 
     /// Removes an entry whose bytes, stored as their type by an earlier version of the app (a

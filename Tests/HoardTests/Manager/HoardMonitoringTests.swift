@@ -135,6 +135,29 @@ struct HoardMonitoringTests {
             ])
     }
 
+    @Test("a disk hit that promotes into a full memory tier reports the eviction, then the hit, once each")
+    func diskHitEvictions() async throws {
+        let fixture = try HoardFixture {
+            $0.memoryCountLimit = 1
+            $0.memoryEvictionPolicy = .lru
+        }
+        defer { fixture.folder.remove() }
+        let hoard = fixture.hoard
+        try await hoard.store("a", forKey: "a")
+        try await hoard.store("b", forKey: "b")  // evicts "a" from memory
+        let events = hoard.events()
+        #expect(try await hoard.retrieve(String.self, forKey: "a") == "a")  // from disk; evicts "b"
+        #expect(try await hoard.entry(String.self, forKey: "b")?.value == "b")  // from disk; evicts "a"
+        var seen: [String] = []
+        for await event in events {
+            seen.append(event.description)
+            if seen.count == 4 { break }
+        }
+        #expect(seen == ["evicted 1 from memory", #"hit "a" in disk"#, "evicted 1 from memory", #"hit "b" in disk"#])
+        let statistics = hoard.statistics
+        #expect(statistics.hits(in: .disk) == 2 && statistics.memoryMisses == 2 && statistics.memoryEvictions == 3)
+    }
+
     @Test("a per-key stream gets that key's events and the cache-wide ones")
     func eventsForKey() async throws {
         let fixture = try HoardFixture()
