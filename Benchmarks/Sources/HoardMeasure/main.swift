@@ -12,6 +12,8 @@ import Foundation
 //   HoardMeasure hoard-disk DIR [reps] [--sync]  Hoard.store/retrieve(Data) of 1 KiB x 10000 and 16 KiB x 10000 through
 //                                               the manager, memory tier of one entry (every retrieve reads the disk)
 //                                               --retrieve-rounds N repeats each retrieve pass; --size keeps one row
+//   HoardMeasure hoard-disk-overhead DIR [rounds]  what the manager adds to a disk hit: the same stored values
+//                                               read in alternating 1,000-key chunks through Hoard and DiskCache
 //   HoardMeasure disk-loop DIR SIZE COUNT [--op store|retrieve|mixed] [--seconds S]
 //                                               one operation round after round for S seconds (default 3): retrieve
 //                                               (default) reads COUNT stored values of SIZE bytes, store writes COUNT
@@ -35,7 +37,7 @@ import Foundation
 
 let usage = """
     usage: HoardMeasure codec JPG [PNG] [--seconds S] | webp-decode WEBP... [--seconds S] | memory [reps] | hoard-hit DIR [reps]
-                        | disk DIR [reps] [--sync] | hoard-disk DIR [reps] [--sync] [--retrieve-rounds N] [--size 1024|16384] | disk-loop DIR SIZE COUNT [--op store|retrieve|mixed] [--seconds S] | populate DIR COUNT SIZE [--earlier-format] | compaction DIR
+                        | disk DIR [reps] [--sync] | hoard-disk DIR [reps] [--sync] [--retrieve-rounds N] [--size 1024|16384] | hoard-disk-overhead DIR [rounds] | disk-loop DIR SIZE COUNT [--op store|retrieve|mixed] [--seconds S] | populate DIR COUNT SIZE [--earlier-format] | compaction DIR
                         | resize JPG [--seconds S] | peak JPG [--size PIXELS] [--quality Q]
                         | redis-tier --port P [--size BYTES] [--callers N] [--seconds S] [--op get|set] [--on-loop]
 
@@ -95,6 +97,12 @@ case "hoard-disk" where positional.count >= 2:
         settles: arguments.flags.contains("--sync"),
         retrieveRounds: arguments.options["--retrieve-rounds"].flatMap(Int.init).map { min(max($0, 1), 1000) } ?? 1,
         size: arguments.options["--size"].flatMap(Int.init))
+case "hoard-disk-overhead" where positional.count >= 2:
+    for size in [1024, 16 * 1024] {
+        try await measureHoardDiskOverhead(
+            base: URL(fileURLWithPath: positional[1]), size: size, count: 10_000,
+            rounds: arguments.integer(at: 2, default: 3))
+    }
 case "disk" where positional.count >= 2:
     try measureDisk(
         base: URL(fileURLWithPath: positional[1]), repetitions: arguments.integer(at: 2, default: 5),
