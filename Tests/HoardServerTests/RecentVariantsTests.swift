@@ -31,9 +31,9 @@ struct RecentVariantsTests {
         let recent = RecentVariants(byteLimit: cost * 3)
         for (index, path) in paths.enumerated() {
             recent.remember(made, path: path, acceptsWebP: false)
-            #expect(recent.byteCount <= recent.byteLimit)
+            #expect(recent.table.byteCount <= recent.table.byteLimit)
             // Three fit: the fourth, seventh and tenth start an emptied memo.
-            #expect(recent.count == index % 3 + 1 && recent.byteCount == recent.count * cost)
+            #expect(recent.table.count == index % 3 + 1 && recent.table.byteCount == recent.table.count * cost)
         }
         #expect(recent.entry(path: paths[9], acceptsWebP: false) != nil)
         #expect(recent.entry(path: paths[8], acceptsWebP: false) == nil)
@@ -43,6 +43,6 @@ struct RecentVariantsTests {
         let accented = "/unsafe/w:256/plain/caf\u{E9}"
         recent.remember(made, path: accented, acceptsWebP: false)
         #expect(recent.entry(path: accented, acceptsWebP: false) == nil)
-        #expect(RecentVariants(byteLimit: -1).byteLimit == 0)
+        #expect(RecentVariants(byteLimit: -1).table.byteLimit == 0)
     }
 }

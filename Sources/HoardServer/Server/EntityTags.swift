@@ -8,23 +8,21 @@ import HoardSystem
 /// under the same key carries a new date, so its tag is computed afresh.
 ///
 /// Invariant: the entries' costs (their key's bytes and a fixed share) total at most
-/// ``byteLimit`` (a ``BoundedTable``: when one more would not fit, everything is forgotten first).
+/// the table's ``BoundedTable/byteLimit`` (a ``BoundedTable``: when one more would not fit, everything is forgotten first).
 final class EntityTags: Sendable {
-    private struct Tag {
+    struct Tag {
         let cachedAt: Date
         let byteCount: Int
         let value: String
     }
 
-    private let table: BoundedTable<String, Tag>
+    /// The tags, by cache key (its count and costs are what tests and diagnostics read).
+    let table: BoundedTable<String, Tag>
 
     /// An empty table whose entries' costs total at most `byteLimit` (0 keeps none).
     init(byteLimit: Int) {
         table = BoundedTable(byteLimit: byteLimit)
     }
-
-    /// The most the entries' costs may total.
-    var byteLimit: Int { table.byteLimit }
 
     /// The tag of `bytes`, stored under `key` at `cachedAt`: remembered, or computed and
     /// remembered; `nil` when the system's SHA-256 fails.
@@ -37,10 +35,4 @@ final class EntityTags: Sendable {
         table.setValue(Tag(cachedAt: cachedAt, byteCount: bytes.count, value: value), forKey: key, cost: key.utf8.count + 128)
         return value
     }
-
-    /// The tags held now.
-    var count: Int { table.count }
-
-    /// The costs of the tags held now.
-    var byteCount: Int { table.byteCount }
 }

@@ -6,7 +6,7 @@ import Foundation
 /// the server runs. The signature is still checked on every request.
 ///
 /// Invariant: the entries' costs (``cost(path:entry:)``, an estimate of the memory each takes)
-/// total at most ``byteLimit`` (a ``BoundedTable``: when one more would not fit, everything is
+/// total at most the table's ``BoundedTable/byteLimit`` (a ``BoundedTable``: when one more would not fit, everything is
 /// forgotten first). Only ASCII paths are held, so that two paths are the same entry only when their bytes are. Local
 /// sources are never held: their key carries the file's fingerprint, read on every request.
 final class RecentVariants: Sendable {
@@ -18,20 +18,18 @@ final class RecentVariants: Sendable {
         let variesByAccept: Bool
     }
 
-    private struct Key: Hashable {
+    struct Key: Hashable {
         let path: String
         let acceptsWebP: Bool
     }
 
-    private let table: BoundedTable<Key, Entry>
+    /// The entries, by path and WebP (its count and costs are what tests and diagnostics read).
+    let table: BoundedTable<Key, Entry>
 
     /// An empty memo whose entries' costs total at most `byteLimit` (0 holds nothing).
     init(byteLimit: Int) {
         table = BoundedTable(byteLimit: byteLimit)
     }
-
-    /// The most the entries' costs may total.
-    var byteLimit: Int { table.byteLimit }
 
     /// What `path` resolved to for a client that does or does not take WebP, if recent.
     func entry(path: String, acceptsWebP: Bool) -> Entry? {
@@ -49,10 +47,4 @@ final class RecentVariants: Sendable {
     static func cost(path: String, entry: Entry) -> Int {
         2 * path.utf8.count + entry.variant.cacheKey.utf8.count + 256
     }
-
-    /// The costs of the entries held now.
-    var byteCount: Int { table.byteCount }
-
-    /// The entries held now.
-    var count: Int { table.count }
 }
