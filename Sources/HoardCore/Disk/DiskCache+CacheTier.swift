@@ -8,9 +8,7 @@ extension DiskCache: CacheTier {
     ///
     /// - Throws: ``DiskCacheError/readFailed(path:call:errno:)`` when the file cannot be read.
     public func entry(forKey key: String) async throws -> CacheTierEntry? {
-        try entryIncludingExpired(forKey: key).map {
-            CacheTierEntry(bytes: $0.data, createdAt: $0.creationDate, expiresAt: $0.expirationDate)
-        }
+        try entryIncludingExpired(forKey: key).map(CacheTierEntry.init)
     }
 
     /// Stores `entry` with its own dates; an entry already expired removes the key's value.
@@ -35,5 +33,12 @@ extension DiskCache: CacheTier {
     /// - Complexity: O(m) file opens and header reads for m entry files.
     public func removeEntries(createdBefore date: Date) async throws {
         try removeOlderThan(date)
+    }
+}
+
+extension CacheTierEntry {
+    /// A disk entry as a tier hands it over: its bytes and dates.
+    init(_ entry: DiskCache.Entry) {
+        self.init(bytes: entry.data, createdAt: entry.creationDate, expiresAt: entry.expirationDate)
     }
 }

@@ -323,8 +323,8 @@ extension Hoard {
         // A disk read's bytes are its own buffer, and no faster tier gets a copy of them: the value
         // may share it instead of copying it (as it may below for a disk tier given as a custom one).
         return try Self.hit(
-            CacheTierEntry(bytes: found.data, createdAt: found.creationDate, expiresAt: found.expirationDate), in: 0,
-            forKey: key, expecting: expected, freshness: freshness, includingStale: includingStale, sharingStorage: true)
+            CacheTierEntry(found), in: 0, forKey: key, expecting: expected, freshness: freshness,
+            includingStale: includingStale, sharingStorage: true)
     }
 
     /// `stored`, the entry of tier `index`, as a ``TierHit`` when it is fresh (or `includingStale`).
