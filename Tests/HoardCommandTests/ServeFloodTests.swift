@@ -59,7 +59,8 @@ struct ServeFloodTests {
         print("hoard serve flood: \(served.count) served, \(refused.count) refused with 503, peak RSS \(peakKilobytes / 1024) MB")
         #expect(peakKilobytes * 1024 < Self.peakBound, "peak \(peakKilobytes / 1024) MB")
         server.send(SIGTERM)
-        let outcome = try await server.finish(timeLimit: .seconds(30))
+        // A watchdog only (it fires on a hang); a loaded 2-core machine may stall the server for tens of seconds.
+        let outcome = try await server.finish(timeLimit: .seconds(120))
         #expect(outcome.status == 0, "\(outcome.standardError)")
     }
 }

@@ -45,7 +45,9 @@ extension RedisFaultTests {
         .requiresRedisServer, arguments: Damage.allCases)
     func damagedValue(_ damage: Damage) async throws {
         try await withRedisServer { server in
-            let configuration = try Self.configuration(port: server.port, timeout: .seconds(2))
+            // A healthy server: the deadline only has to outlast the stalls of a loaded 2-core machine
+            // (tens of seconds), so that no missed one counts as an error.
+            let configuration = try Self.configuration(port: server.port, timeout: .seconds(30))
             try await Self.withMachine(configuration) { writer in
                 let key = "victim"
                 try await writer.hoard.store(Self.value(for: key), forKey: key)
@@ -81,7 +83,9 @@ extension RedisFaultTests {
         .requiresRedisServer)
     func valueOfAnotherType() async throws {
         try await withRedisServer { server in
-            let configuration = try Self.configuration(port: server.port, timeout: .seconds(2))
+            // A healthy server: the deadline only has to outlast the stalls of a loaded 2-core machine
+            // (tens of seconds), so that no missed one counts as an error.
+            let configuration = try Self.configuration(port: server.port, timeout: .seconds(30))
             try await Self.withMachine(configuration) { writer in
                 try await writer.hoard.store(Self.value(for: "victim"), forKey: "victim")
                 try await writer.hoard.store(Self.value(for: "healthy"), forKey: "healthy")
@@ -154,7 +158,9 @@ extension RedisFaultTests {
 
         /// A tier configuration for the server on `port` with `password` given this way.
         func configuration(port: Int, password: String) throws -> RedisTier.Configuration {
-            let timeout: Duration = .seconds(1)
+            // The password is refused at once; the deadline only has to outlast the stalls of a loaded
+            // 2-core machine (tens of seconds).
+            let timeout: Duration = .seconds(30)
             return switch self {
             case .parameter:
                 try RedisFaultTests.configuration(port: port, password: password, timeout: timeout)

@@ -23,7 +23,9 @@ struct RedisFaultTests {
         let rounds = 4
         try await withRedisServer { server in
             let writerLogs = FaultLog()
-            let configuration = try Self.configuration(port: server.port, timeout: .seconds(1))
+            // The killed server fails at once; the deadline only has to outlast the stalls of a loaded
+            // 2-core machine (tens of seconds), so that the live server never misses one.
+            let configuration = try Self.configuration(port: server.port, timeout: .seconds(30))
             try await Self.withMachine(configuration, logs: writerLogs) { writer in
                 try await Self.withMachine(configuration) { reader in
                     let earlier = (0..<taskCount).map { "before \($0)" }
@@ -145,7 +147,9 @@ struct RedisFaultTests {
         let options = RedisServer.Options(extraArguments: ["--maxmemory", "2mb", "--maxmemory-policy", "noeviction"])
         try await withRedisServer(options) { server in
             let logs = FaultLog()
-            let configuration = try Self.configuration(port: server.port, timeout: .seconds(2))
+            // The full server refuses at once; the deadline only has to outlast the stalls of a loaded
+            // 2-core machine (tens of seconds), so that a missed one never opens the breaker.
+            let configuration = try Self.configuration(port: server.port, timeout: .seconds(30))
             try await Self.withMachine(configuration, logs: logs) { writer in
                 for index in 0..<count {
                     try await writer.hoard.store(Self.largeValue(index), forKey: "large \(index)")

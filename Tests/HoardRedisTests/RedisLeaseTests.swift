@@ -125,14 +125,16 @@ struct RedisLeaseTests {
     @Test("a holder whose fetch fails releases the lease; the waiter then fetches at once")
     func failedFetchReleases() async throws {
         struct Failure: Error {}
-        try await withMachines { a, b, server in
+        // Ten minutes: far beyond the stalls of a loaded 2-core machine (tens of seconds).
+        try await withMachines(configure: { $0.fetchLeaseDuration = 600 }) { a, b, server in
             let started = Fixtures.RunCounter()
             let released = Fixtures.RunCounter()
             let first = Task {
                 try await a.hoard.value(forKey: "flaky") { () async throws -> String in
                     started.increment()
-                    // Holds the lease until B is seen waiting for it, however slow the machine.
-                    for _ in 0..<3_000 where released.value == 0 { try await Task.sleep(for: .milliseconds(20)) }
+                    // Holds the lease until B is seen waiting for it, however slow the machine (at least
+                    // 600 s: longer than the test's 120 s waits for B).
+                    for _ in 0..<30_000 where released.value == 0 { try await Task.sleep(for: .milliseconds(20)) }
                     throw Failure()
                 }
             }
@@ -145,7 +147,8 @@ struct RedisLeaseTests {
             released.increment()
             let value = try await second.value
             #expect(value == "B's own")
-            #expect(ContinuousClock.now - start < .seconds(40), "not the 60 s lease duration")
+            // Half the lease duration: a loaded 2-core machine may stall the waiter for tens of seconds.
+            #expect(ContinuousClock.now - start < .seconds(300), "not the 600 s lease duration")
             await #expect(throws: Failure.self) { try await first.value }
             #expect(b.hoard.statistics.sharedFetchWaits == 1)
             #expect(try server.command(["KEYS", "*:lease"]) == "")

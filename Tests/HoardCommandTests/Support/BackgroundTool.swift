@@ -51,17 +51,20 @@ final class BackgroundTool {
     /// The tool's process identifier.
     var processIdentifier: Int32 { process.processIdentifier }
 
-    /// Waits until the tool's standard error holds `text` (polling), and returns it; `nil` when
-    /// the tool exits or `timeLimit` passes first.
-    func waitForError(containing text: String, timeLimit: Duration = .seconds(60)) async throws -> String? {
+    /// Waits until `count` lines of the tool's standard error hold `text` (polling), and returns
+    /// it; `nil` when the tool exits or `timeLimit` passes first. The error is read once more
+    /// after either, so a stall of the test's task past the deadline does not hide what was written.
+    func waitForError(
+        containing text: String, lines count: Int = 1, timeLimit: Duration = .seconds(120)
+    ) async throws -> String? {
         let deadline = ContinuousClock.now + timeLimit
-        while ContinuousClock.now < deadline {
+        while true {
+            let isLastRead = !process.isRunning || ContinuousClock.now >= deadline
             let error = String(decoding: try Self.contents(of: errorPath), as: UTF8.self)
-            if error.contains(text) { return error }
-            guard process.isRunning else { return nil }
+            if error.split(separator: "\n").filter({ $0.contains(text) }).count >= count { return error }
+            if isLastRead { return nil }
             try await Task.sleep(for: .milliseconds(20))
         }
-        return nil
     }
 
     /// Sends `signal` to the tool.

@@ -71,9 +71,9 @@ struct ServerFixture: Sendable {
         configuration.allowsUnsigned = unsigned
         configuration.sources = try SourcePolicy(allowing: prefixes, localRoot: root)
         configuration.maximumSourceBytes = Self.maximumSourceBytes
-        // Long enough for any answer on a loaded 2-core machine running the whole suite at once;
-        // /slow runs past it.
-        configuration.requestTimeout = .seconds(15)
+        // Long enough for any answer on a loaded 2-core machine running the whole suite at once
+        // (one may stall the test's tasks for tens of seconds); /slow runs ten minutes.
+        configuration.requestTimeout = .seconds(120)
         configuration.presets = ["small": ["w:50", "f:png"]]
         return configuration
     }
@@ -108,7 +108,7 @@ struct ServerFixture: Sendable {
 }
 
 /// A loopback origin: `/photo.jpg`, `/alpha.png`, `/text`, `/missing` (404), `/error` (500),
-/// `/slow` (a byte every 200 ms), `/endless` (a body that never ends), `/redirect-photo`,
+/// `/slow` (a byte every 200 ms for ten minutes), `/endless` (a body that never ends), `/redirect-photo`,
 /// `/redirect-metadata` (to 169.254.169.254), `/counted.jpg` (counts its requests),
 /// `/changing.jpg` (an ETag per ``version``).
 final class Origin: Sendable {
@@ -142,12 +142,13 @@ final class Origin: Sendable {
         }
         router.get("/text") { _, _ in Self.image(Data("hello".utf8), "text/plain") }
         router.get("/error") { _, _ in Response(status: .internalServerError) }
-        // Headers at once, then a byte every 200 ms for a minute: it stops when the client goes.
+        // Headers at once, then a byte every 200 ms for ten minutes, far past any time limit a test
+        // sets for it: it stops when the client goes.
         router.get("/slow") { _, _ in
             Response(
                 status: .ok, headers: [.contentType: "image/jpeg"],
                 body: ResponseBody { writer in
-                    for _ in 0..<300 {
+                    for _ in 0..<3_000 {
                         try await Task.sleep(for: .milliseconds(200))
                         try await writer.write(ByteBuffer(bytes: [0xFF]))
                     }
