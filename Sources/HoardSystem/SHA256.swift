@@ -15,9 +15,17 @@ package enum SHA256 {
     ///
     /// - Complexity: O(*n*) in the number of bytes.
     package static func hash(_ bytes: [UInt8]) -> [UInt8]? {
+        bytes.withUnsafeBytes(hash(_:))
+    }
+
+    /// The 32-byte digest of the bytes `source` points to, or `nil` as ``hash(_:)-([UInt8])``:
+    /// for bytes already in memory (a string's UTF-8), without copying them into an array first.
+    ///
+    /// - Complexity: O(*n*) in the number of bytes.
+    package static func hash(_ source: UnsafeRawBufferPointer) -> [UInt8]? {
         var digest = [UInt8](repeating: 0, count: 32)
-        let status = bytes.withUnsafeBytes { source in
-            digest.withUnsafeMutableBufferPointer { hoard_sha256(source.baseAddress, source.count, $0.baseAddress) }
+        let status = digest.withUnsafeMutableBufferPointer {
+            hoard_sha256(source.baseAddress, source.count, $0.baseAddress)
         }
         return status == 0 ? digest : nil
     }

@@ -25,8 +25,16 @@ struct EntryTable {
     /// Looks up `hash` and calls `body` with what the row holds; `nil` when there is no row.
     func lookUp<Result>(_ hash: [UInt8], _ body: (LookedUp) throws -> Result) throws -> Result? {
         let select = try connection.statement("SELECT used, size, segment, offset, record FROM entries WHERE hash = ?1")
-        defer { select.reset() }
-        select.bind(1, hash)
+        // The hash is bound without a copy: it outlives the statement's use, which ends at `reset`.
+        return try hash.withUnsafeBytes { hash in
+            defer { select.reset() }
+            select.bindBorrowed(1, hash)
+            return try lookedUp(in: select, body)
+        }
+    }
+
+    /// `body`'s result for the row ``lookUp(_:_:)``'s bound statement finds, or `nil` for none.
+    private func lookedUp<Result>(in select: SQLiteStatement, _ body: (LookedUp) throws -> Result) throws -> Result? {
         guard try select.step() else { return nil }
         // The placement is told from which columns are `NULL`, without an expression to evaluate.
         let isInline = !select.isNull(4)
