@@ -30,6 +30,14 @@ package enum SHA256 {
         return status == 0 ? digest : nil
     }
 
+    /// The 32-byte digest of `text`'s UTF-8, or `nil` as ``hash(_:)-([UInt8])``: a native string's
+    /// bytes are hashed where they lie, a bridged one's copied first.
+    ///
+    /// - Complexity: O(*n*) in the number of bytes.
+    package static func hash(utf8 text: String) -> [UInt8]? {
+        text.utf8.withContiguousStorageIfAvailable { hash(UnsafeRawBufferPointer($0)) } ?? hash(Array(text.utf8))
+    }
+
     /// The first `byteCount` bytes of the digest of `bytes` as lowercase hex digits (two per
     /// byte), or `nil` when the library fails.
     ///

@@ -16,6 +16,15 @@ struct SHA256Tests {
         #expect(SHA256.hexDigest(Array("abc".utf8), byteCount: 4) == "ba7816bf")
     }
 
+    @Test("a string's digest is its UTF-8's, hashed in place or copied")
+    func stringDigests() throws {
+        #expect(SHA256.hash(utf8: "") == SHA256.hash([]))
+        #expect(SHA256.hex(try #require(SHA256.hash(utf8: "abc"))) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        for text in ["clé/🙂 café", String(repeating: "key-", count: 100), String("xxabcxx".dropFirst(2).dropLast(2))] {
+            #expect(SHA256.hash(utf8: text) == SHA256.hash(Array(text.utf8)), "\(text)")
+        }
+    }
+
     @Test("hex text and bytes convert both ways; anything else is refused")
     func hexRoundTrip() {
         let bytes: [UInt8] = [0x00, 0x0F, 0xBA, 0x78, 0xFF]

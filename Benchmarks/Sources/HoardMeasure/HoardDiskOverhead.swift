@@ -45,7 +45,6 @@ func measureHoardDiskOverhead(base: URL, size: Int, count: Int, rounds: Int) asy
                 try memory.setValue(data, forKey: key, cost: data.count)
             }
             throughFloor.append(Double(slice.count) / (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9))
-
         }
     }
     func readThroughDisk(_ slice: ArraySlice<String>) throws -> Double {

@@ -103,7 +103,7 @@ final class LocalFetchLeases: Sendable {
 
     /// The byte that stands for `key`: the first 8 bytes of its SHA-256 (the C side keeps 62 bits).
     private static func offset(of key: String) -> UInt64? {
-        guard let digest = SHA256.hash(Array(key.utf8)) else { return nil }
+        guard let digest = SHA256.hash(utf8: key) else { return nil }
         return digest.prefix(8).reduce(0) { $0 << 8 | UInt64($1) }
     }
 }

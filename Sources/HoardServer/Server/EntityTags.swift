@@ -30,7 +30,7 @@ final class EntityTags: Sendable {
         if let known = table.value(forKey: key), known.cachedAt == cachedAt, known.byteCount == bytes.count {
             return known.value
         }
-        guard let digest = SHA256.hash(Array(bytes)) else { return nil }
+        guard let digest = bytes.withUnsafeBytes({ SHA256.hash($0) }) else { return nil }
         let value = "\"" + SHA256.hex(digest.prefix(16)) + "\""
         table.setValue(Tag(cachedAt: cachedAt, byteCount: bytes.count, value: value), forKey: key, cost: key.utf8.count + 128)
         return value

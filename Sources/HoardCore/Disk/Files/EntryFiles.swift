@@ -192,10 +192,7 @@ final class EntryFiles: Sendable {
     ///
     /// - Throws: ``DiskCacheError/hashUnavailable(keyByteCount:)``.
     static func keyHash(_ key: String) throws(DiskCacheError) -> [UInt8] {
-        // A native string's UTF-8 is hashed where it lies; a bridged one is copied first.
-        let hash = key.utf8.withContiguousStorageIfAvailable { SHA256.hash(UnsafeRawBufferPointer($0)) }
-            ?? SHA256.hash(Array(key.utf8))
-        guard let hash else { throw .hashUnavailable(keyByteCount: key.utf8.count) }
+        guard let hash = SHA256.hash(utf8: key) else { throw .hashUnavailable(keyByteCount: key.utf8.count) }
         return hash
     }
 
