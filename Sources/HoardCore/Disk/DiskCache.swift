@@ -189,13 +189,20 @@ public final class DiskCache: Sendable {
     /// The entry stored under `key` even when it has expired; an expired entry is left in place
     /// and not marked used, so that trims still take it first. What a stale fallback reads.
     ///
-    /// - Parameter now: The time of the read, when the caller has read ``Configuration/now`` already.
+    /// - Parameters:
+    ///   - now: The time of the read, when the caller has read ``Configuration/now`` already.
+    ///   - framing: Given the verified payload, how many of its first bytes to leave out of
+    ///     ``Entry/data``: a caller's own framing inside the payload (the manager's type tag), so
+    ///     that the value it keeps is the read's own buffer, not a second one over it.
     /// - Returns: The verified entry, or `nil` when there is none or it was damaged.
     /// - Throws: ``DiskCacheError/readFailed(path:call:errno:)`` when the file cannot be read.
-    func entryIncludingExpired(forKey key: String, now: Date? = nil) throws -> Entry? {
+    func entryIncludingExpired(
+        forKey key: String, now: Date? = nil, droppingFraming framing: (UnsafeRawBufferPointer) -> Int = { _ in 0 }
+    ) throws -> Entry? {
         guard key.utf8.count <= Self.maximumKeyByteCount,
             let found = try reader.read(
-                forKey: key, options: [.payload, .markUsed, .keepExpired], now: now ?? configuration.now())
+                forKey: key, options: [.payload, .markUsed, .keepExpired], now: now ?? configuration.now(),
+                framing: framing)
         else { return nil }
         return Entry(
             key: key, data: found.payload, creationDate: found.header.creationDate,

@@ -75,9 +75,9 @@ extension Hoard {
         let freshness = freshness(nil)
         guard let hit = try await tierHit(forKey: key, expecting: typeName, freshness: freshness, includingStale: false)
         else { return nil }
-        await copy(hit.stored, forKey: key, into: tiers[..<hit.tierIndex])
+        await copyToFasterTiers(hit, forKey: key)
         return CacheEntry(
-            value: hit.payload, cachedAt: hit.stored.createdAt, expiresAt: hit.stored.expiresAt,
+            value: hit.payload, cachedAt: hit.createdAt, expiresAt: hit.expiresAt,
             source: tiers[hit.tierIndex].identifier, retrievedAt: freshness.now)
     }
 

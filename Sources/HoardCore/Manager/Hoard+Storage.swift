@@ -205,13 +205,13 @@ extension Hoard {
             return nil
         }
         if hit.isFresh {
-            if hit.tierIndex > 0 { await copy(hit.stored, forKey: key, into: tiers[..<hit.tierIndex]) }
+            await copyToFasterTiers(hit, forKey: key)
             if let evicted = HoardMonitor.memoryEvictions(promote(value, from: hit, forKey: key)) {
                 monitor.record(evicted)
             }
         }
         return CacheEntry(
-            value: value, cachedAt: hit.stored.createdAt, expiresAt: hit.stored.expiresAt,
+            value: value, cachedAt: hit.createdAt, expiresAt: hit.expiresAt,
             source: tiers[hit.tierIndex].identifier, retrievedAt: freshness.now, isStale: !hit.isFresh)
     }
 
@@ -241,7 +241,7 @@ extension Hoard {
             monitor.record(.miss(key: key))
             return nil
         }
-        if hit.tierIndex > 0 { await copy(hit.stored, forKey: key, into: tiers[..<hit.tierIndex]) }
+        await copyToFasterTiers(hit, forKey: key)
         let evicted = promote(value, from: hit, forKey: key)
         monitor.record(HoardMonitor.memoryEvictions(evicted), then: .hit(key: key, tier: tiers[hit.tierIndex].identifier))
         return value
@@ -249,8 +249,13 @@ extension Hoard {
 
     /// A byte tier's answer for a key, checked for its type but not decoded.
     struct TierHit {
-        /// The entry as the tier holds it, with its dates.
-        let stored: CacheTierEntry
+        /// When the entry was stored.
+        let createdAt: Date
+        /// When the entry expires, or `nil` when it never does.
+        let expiresAt: Date?
+        /// The entry as its tier holds it, for the tiers before that one; `nil` for a hit in the
+        /// first tier, which no tier precedes (its bytes may then be the payload alone).
+        let forFasterTiers: CacheTierEntry?
         /// The type name it was stored under.
         let typeName: String
         /// The value's bytes, without the type tag.
@@ -308,23 +313,38 @@ extension Hoard {
 
     /// ``firstTierDisk``'s entry for `key` as a ``TierHit`` (see ``tierHit(forKey:expecting:freshness:includingStale:from:)``),
     /// read synchronously; `nil` when there is no such tier or it has no such entry.
+    ///
+    /// The read leaves the type tag out of the bytes it hands over when it names `expected`, so
+    /// that the value is the read's own buffer; any other tag is unwrapped (and refused) as usual.
     private func firstDiskHit(
         forKey key: String, expecting expected: String, freshness: Freshness, includingStale: Bool
     ) throws(HoardError) -> TierHit? {
         guard let firstTierDisk else { return nil }
+        var isTagDropped = false
         let found: DiskCache.Entry?
         do {
             // The disk tier's clock is the configuration's: the read's time serves it.
-            found = try firstTierDisk.entryIncludingExpired(forKey: key, now: freshness.now)
+            found = try firstTierDisk.entryIncludingExpired(forKey: key, now: freshness.now) { payload in
+                let tagByteCount = TypedPayload.tagByteCount(of: payload, naming: expected) ?? 0
+                isTagDropped = tagByteCount > 0
+                return tagByteCount
+            }
         } catch {
             throw HoardError(tier: .disk, wrapping: error)
         }
         guard let found else { return nil }
-        // A disk read's bytes are its own buffer, and no faster tier gets a copy of them: the value
-        // may share it instead of copying it (as it may below for a disk tier given as a custom one).
-        return try Self.hit(
-            CacheTierEntry(found), in: 0, forKey: key, expecting: expected, freshness: freshness,
-            includingStale: includingStale, sharingStorage: true)
+        guard isTagDropped else {
+            // A disk read's bytes are its own buffer, and no faster tier gets a copy of them: the
+            // value may share it instead of copying it.
+            return try Self.hit(
+                CacheTierEntry(found), in: 0, forKey: key, expecting: expected, freshness: freshness,
+                includingStale: includingStale, sharingStorage: true)
+        }
+        let isFresh = freshness.isFresh(cachedAt: found.creationDate, expiresAt: found.expirationDate)
+        guard isFresh || includingStale else { return nil }
+        return TierHit(
+            createdAt: found.creationDate, expiresAt: found.expirationDate, forFasterTiers: nil, typeName: expected,
+            payload: found.data, tierIndex: 0, isFresh: isFresh)
     }
 
     /// `stored`, the entry of tier `index`, as a ``TierHit`` when it is fresh (or `includingStale`).
@@ -337,7 +357,9 @@ extension Hoard {
         let isFresh = freshness.isFresh(cachedAt: stored.createdAt, expiresAt: stored.expiresAt)
         guard isFresh || includingStale else { return nil }
         let (typeName, payload) = try unwrap(stored, forKey: key, expecting: expected, sharingStorage: sharingStorage)
-        return TierHit(stored: stored, typeName: typeName, payload: payload, tierIndex: index, isFresh: isFresh)
+        return TierHit(
+            createdAt: stored.createdAt, expiresAt: stored.expiresAt, forFasterTiers: index > 0 ? stored : nil,
+            typeName: typeName, payload: payload, tierIndex: index, isFresh: isFresh)
     }
 
     /// Removes an entry whose bytes, stored as their type by an earlier version of the app (a
@@ -353,7 +375,7 @@ extension Hoard {
     /// - Returns: The number of entries that evicted.
     private func promote(_ value: some Cachable, from hit: TierHit, forKey key: String) -> Int {
         let record = StoredValue(
-            value: value, typeName: hit.typeName, cachedAt: hit.stored.createdAt, expiresAt: hit.stored.expiresAt)
+            value: value, typeName: hit.typeName, cachedAt: hit.createdAt, expiresAt: hit.expiresAt)
         return remember(record, forKey: key, cost: value.memoryCost(encodedByteCount: hit.payload.count))
     }
 

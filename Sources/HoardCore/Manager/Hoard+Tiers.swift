@@ -32,6 +32,12 @@ extension Hoard {
         if let firstError { throw firstError }
     }
 
+    /// Copies `hit` into the byte tiers before the one that had it, if any (see ``copy(_:forKey:into:)``).
+    func copyToFasterTiers(_ hit: TierHit, forKey key: String) async {
+        guard let entry = hit.forFasterTiers else { return }
+        await copy(entry, forKey: key, into: tiers[..<hit.tierIndex])
+    }
+
     /// Copies a hit into the faster tiers before the one that had it; a failure only costs the
     /// copy, so it is logged.
     func copy(_ entry: CacheTierEntry, forKey key: String, into faster: ArraySlice<any CacheTier>) async {

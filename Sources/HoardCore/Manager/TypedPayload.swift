@@ -17,9 +17,9 @@ enum TypedPayload {
 
     /// The type name and the value's bytes, or `nil` when `data` is not laid out as above.
     ///
-    /// With `sharingStorage`, a payload of ``sharingByteCount`` bytes or more shares `data`'s
-    /// storage instead of being copied: only for bytes nothing else holds (a disk read's own buffer,
-    /// given to no other tier), since writing to the payload then writes to that storage.
+    /// With `sharingStorage`, a payload of `Data.shortestSharedByteCount` bytes or more shares
+    /// `data`'s storage instead of being copied: only for bytes nothing else holds (a disk read's
+    /// own buffer, given to no other tier), since writing to the payload then writes to that storage.
     ///
     /// With `expected`, a name equal to it byte for byte is returned as `expected` itself: a read
     /// of the type it expects makes no new string.
@@ -38,7 +38,18 @@ enum TypedPayload {
         }
         guard let name else { return nil }
         let payloadStart = data.startIndex + 2 + name.byteCount
-        return (name.name, sharingStorage ? rebased(data, from: payloadStart) : Data(data[payloadStart...]))
+        return (name.name, sharingStorage ? data.rebased(from: payloadStart) : Data(data[payloadStart...]))
+    }
+
+    /// The length of the type tag at the start of `bytes` when it names `expected`, else `nil`:
+    /// what a disk read leaves out of the value it hands over (see
+    /// ``DiskCache/entryIncludingExpired(forKey:now:droppingFraming:)``).
+    static func tagByteCount(of bytes: UnsafeRawBufferPointer, naming expected: String) -> Int? {
+        guard bytes.count >= 2 else { return nil }
+        let length = Int(bytes[0]) << 8 | Int(bytes[1])
+        guard bytes.count >= 2 + length, Self.bytes(UnsafeRawBufferPointer(rebasing: bytes[2..<(2 + length)]), equal: expected)
+        else { return nil }
+        return 2 + length
     }
 
     /// Whether `bytes` are `string`'s UTF-8 (a name equal to the one expected is returned as that
@@ -51,24 +62,6 @@ enum TypedPayload {
             return memcmp(left, right, utf8.count) == 0
         }
     }
-
-    /// The bytes of `data` from `index` on, as a `Data` whose indices start at 0; from
-    /// ``sharingByteCount`` bytes on, over `data`'s storage (which the new value keeps alive).
-    private static func rebased(_ data: Data, from index: Data.Index) -> Data {
-        let count = data.endIndex - index
-        guard count >= sharingByteCount else { return Data(data[index...]) }
-        return data.withUnsafeBytes { buffer in
-            // A `Data` this long keeps its bytes in a heap buffer that lives as long as its storage.
-            guard let base = buffer.baseAddress else { return Data(data[index...]) }
-            return Data(
-                bytesNoCopy: UnsafeMutableRawPointer(mutating: base + (index - data.startIndex)), count: count,
-                deallocator: .custom { _, _ in withExtendedLifetime(data) {} })
-        }
-    }
-
-    /// The shortest payload ``unwrap(_:)`` returns without a copy: well past the bytes a `Data`
-    /// keeps inline, and where a copy starts to cost more than the shared storage's bookkeeping.
-    static let sharingByteCount = 256
 
     /// The type name at the start of `bytes` (the payload's first bytes, possibly not all of it),
     /// or `nil` when they do not hold a whole one.

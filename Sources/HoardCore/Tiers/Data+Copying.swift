@@ -19,4 +19,24 @@ extension Data {
         hoard_copy_bytes(memory, source, bytes.count)
         self.init(bytesNoCopy: memory, count: bytes.count, deallocator: .free)
     }
+
+    /// The bytes from `index` on, as a `Data` whose indices start at 0: from
+    /// ``shortestSharedByteCount`` bytes on over this value's storage (which the new value keeps
+    /// alive), shorter ones copied. Only for bytes nothing else writes to: writing to either value
+    /// writes to the shared storage.
+    func rebased(from index: Index) -> Data {
+        let count = endIndex - index
+        guard count >= Self.shortestSharedByteCount else { return Data(self[index...]) }
+        return withUnsafeBytes { buffer in
+            // A `Data` this long keeps its bytes in a heap buffer that lives as long as its storage.
+            guard let base = buffer.baseAddress else { return Data(self[index...]) }
+            return Data(
+                bytesNoCopy: UnsafeMutableRawPointer(mutating: base + (index - startIndex)), count: count,
+                deallocator: .custom { _, _ in withExtendedLifetime(self) {} })
+        }
+    }
+
+    /// The shortest bytes ``rebased(from:)`` shares instead of copying: well past the bytes a `Data`
+    /// keeps inline, and where a copy starts to cost more than the shared storage's bookkeeping.
+    static let shortestSharedByteCount = 256
 }

@@ -141,6 +141,26 @@ struct HoardTests {
         #expect(try await hoard.retrieve(Int.self, forKey: "number") == 42)
     }
 
+    /// A disk hit hands over the read's own buffer with the type tag left out: byte for byte the
+    /// value, indexed from 0, wherever the record lies; another type is still refused there.
+    @Test("a disk hit of each size reads back the value alone, and refuses another type", arguments: [100, 16_000, 500_000])
+    func diskHitsOfEachSize(byteCount: Int) async throws {
+        let fixture = try HoardFixture()
+        defer { fixture.folder.remove() }
+        let hoard = fixture.hoard
+        let value = Data((0..<byteCount).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
+        try await hoard.store(value, forKey: "bytes")
+        for round in 0..<2 {  // the second read from memory, where the first promoted it
+            if round == 0 { hoard.clearMemory() }
+            let read = try #require(try await hoard.retrieve(Data.self, forKey: "bytes"))
+            #expect(read == value)
+            #expect(read.startIndex == 0 && read.first == value.first)
+        }
+        hoard.clearMemory()
+        await #expect(throws: HoardError.self) { try await hoard.retrieve(String.self, forKey: "bytes") }
+        #expect(try await hoard.entry(Data.self, forKey: "bytes")?.value == value)
+    }
+
     @Test("opaque images are stored as JPEG at the configured quality, images with alpha as PNG")
     func imageEncoding() async throws {
         let fixture = try HoardFixture { $0.jpegQuality = 50 }

@@ -21,15 +21,24 @@ struct RecordReader: Sendable {
     /// folder) is removed. With ``ReadOptions/markUsed`` a hit older than
     /// ``Configuration/recencyUpdateInterval`` gets its last-use date set to now.
     ///
+    /// - Parameter framing: Given the verified payload, how many of its first bytes to leave out of
+    ///   the returned ``CacheRecord/Verified/payload`` (a caller's own framing, such as the
+    ///   manager's type tag), so that the caller needs no second buffer over the first.
     /// - Returns: The verified entry, or `nil` for a miss.
     /// - Throws: ``DiskCacheError/readFailed(path:call:errno:)``.
-    func read(forKey key: String, options: FileStore.ReadOptions, now: Date) throws -> CacheRecord.Verified? {
+    func read(
+        forKey key: String, options: FileStore.ReadOptions, now: Date,
+        framing: (UnsafeRawBufferPointer) -> Int = { _ in 0 }
+    ) throws -> CacheRecord.Verified? {
         let hash = try EntryFiles.keyHash(key)
         var read = try index.withDatabase(writing: false) { connection in
-            try readIndexed(hash: hash, key: key, keepExpired: options.contains(.keepExpired), now: now, on: connection)
+            try readIndexed(
+                hash: hash, key: key, keepExpired: options.contains(.keepExpired), now: now, framing: framing,
+                on: connection)
         }
         if case .segment(let row, let location) = read {
-            read = try readSegmentEntry(hash: hash, key: key, row: row, at: location, options: options, now: now)
+            read = try readSegmentEntry(
+                hash: hash, key: key, row: row, at: location, options: options, now: now, framing: framing)
         }
         switch read {
         case .missing:
@@ -47,7 +56,7 @@ struct RecordReader: Sendable {
             removeRow(row)
             return nil
         case .file(let row):
-            return try readFileEntry(key: key, row: row, options: options, now: now)
+            return try readFileEntry(key: key, row: row, options: options, now: now, framing: framing)
         case .segment:
             return nil  // replaced by what the segment holds, above
         }
@@ -66,7 +75,8 @@ struct RecordReader: Sendable {
     }
 
     private func readIndexed(
-        hash: [UInt8], key: String, keepExpired: Bool, now: Date, on connection: SQLiteConnection
+        hash: [UInt8], key: String, keepExpired: Bool, now: Date, framing: (UnsafeRawBufferPointer) -> Int,
+        on connection: SQLiteConnection
     ) throws -> IndexedRead {
         let read = try EntryTable(connection: connection).lookUp(hash) { found -> IndexedRead in
             let placement: IndexRow.Placement = found.record != nil ? .inline : found.segment == nil ? .file : .segment
@@ -83,7 +93,8 @@ struct RecordReader: Sendable {
             case .success(let header):
                 let isExpired = header.isExpired(at: now)
                 if isExpired, !keepExpired { return .expired(row) }
-                let payload = Data(copyingPayload: UnsafeRawBufferPointer(rebasing: record[header.byteCount...]))
+                let bytes = UnsafeRawBufferPointer(rebasing: record[header.byteCount...])
+                let payload = Data(copyingPayload: UnsafeRawBufferPointer(rebasing: bytes[Self.framingByteCount(framing, of: bytes)...]))
                 return .inline(CacheRecord.Verified(header: header, payload: payload), lastUsed: found.lastUsed, isExpired: isExpired)
             }
         }
@@ -98,7 +109,8 @@ struct RecordReader: Sendable {
     /// row is removed and logged); one that keeps moving (compactions one after another) is a miss
     /// that removes nothing.
     private func readSegmentEntry(
-        hash: [UInt8], key: String, row: IndexRow, at location: SegmentLocation, options: FileStore.ReadOptions, now: Date
+        hash: [UInt8], key: String, row: IndexRow, at location: SegmentLocation, options: FileStore.ReadOptions, now: Date,
+        framing: (UnsafeRawBufferPointer) -> Int
     ) throws -> IndexedRead {
         var row = row
         var location = location
@@ -106,7 +118,7 @@ struct RecordReader: Sendable {
         for _ in 0..<Self.segmentReadAttempts {
             switch try segments.read(
                 at: location, byteCount: row.byteCount, expectedKey: key,
-                keepExpired: options.contains(.keepExpired), now: now)
+                keepExpired: options.contains(.keepExpired), now: now, framing: framing)
             {
             case .found(let found):
                 return .inline(found, lastUsed: row.lastUsed, isExpired: found.header.isExpired(at: now))
@@ -116,7 +128,8 @@ struct RecordReader: Sendable {
                 segments.files.forget(location.id)
                 let again = try index.withDatabase(writing: false) { connection in
                     try readIndexed(
-                        hash: hash, key: key, keepExpired: options.contains(.keepExpired), now: now, on: connection)
+                        hash: hash, key: key, keepExpired: options.contains(.keepExpired), now: now, framing: framing,
+                        on: connection)
                 }
                 guard case .segment(let newRow, let newLocation) = again else { return again }
                 if newLocation == location, newRow == row {
@@ -137,7 +150,9 @@ struct RecordReader: Sendable {
 
     /// Reads an entry the index places in a file; a file that is gone, damaged or expired takes
     /// its row with it.
-    private func readFileEntry(key: String, row: IndexRow, options: FileStore.ReadOptions, now: Date) throws -> CacheRecord.Verified? {
+    private func readFileEntry(
+        key: String, row: IndexRow, options: FileStore.ReadOptions, now: Date, framing: (UnsafeRawBufferPointer) -> Int
+    ) throws -> CacheRecord.Verified? {
         let fileName = SHA256.hex(row.hash)
         let lookup = try files.read(
             named: fileName, expectedKey: key, options: options.subtracting(.markUsed).union(.payload), now: now)
@@ -157,7 +172,16 @@ struct RecordReader: Sendable {
         {
             markUsed(row.hash, now: now)
         }
-        return CacheRecord.Verified(header: file.header, payload: payload)
+        // A file's payload (over 68 KiB) is its own buffer: what follows the framing shares it.
+        let framingByteCount = payload.withUnsafeBytes { Self.framingByteCount(framing, of: $0) }
+        return CacheRecord.Verified(
+            header: file.header,
+            payload: framingByteCount == 0 ? payload : payload.rebased(from: framingByteCount))
+    }
+
+    /// What `framing` leaves out of `payload`, held to its length.
+    static func framingByteCount(_ framing: (UnsafeRawBufferPointer) -> Int, of payload: UnsafeRawBufferPointer) -> Int {
+        min(max(framing(payload), 0), payload.count)
     }
 
     /// Removes `row` (with its file) if it has not been replaced or used since it was read. Best

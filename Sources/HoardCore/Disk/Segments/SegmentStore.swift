@@ -115,10 +115,14 @@ final class SegmentStore: Sendable {
     /// The record is read with one `pread` into memory that becomes the payload's storage, so the
     /// payload is not copied again.
     ///
-    /// - Parameter expectedKey: The key the record must hold; `nil` to take the header's (listing).
+    /// - Parameters:
+    ///   - expectedKey: The key the record must hold; `nil` to take the header's (listing).
+    ///   - framing: How many of the verified payload's first bytes the payload handed back leaves
+    ///     out (see ``RecordReader/read(forKey:options:now:framing:)``).
     /// - Throws: ``DiskCacheError/readFailed(path:call:errno:)`` for I/O errors other than absence.
     func read(
-        at location: SegmentLocation, byteCount: Int, expectedKey: String?, keepExpired: Bool, now: Date
+        at location: SegmentLocation, byteCount: Int, expectedKey: String?, keepExpired: Bool, now: Date,
+        framing: (UnsafeRawBufferPointer) -> Int = { _ in 0 }
     ) throws -> SegmentRead {
         guard (CacheRecord.Header.fixedByteCount...DiskCache.maximumInlineRecordByteCount).contains(byteCount),
             (0...SQLiteStatement.maximumByteCount).contains(location.offset)
@@ -154,9 +158,11 @@ final class SegmentStore: Sendable {
         case .success(let verified): header = verified
         }
         if !keepExpired, header.isExpired(at: now) { return .expired }
+        let payloadBytes = UnsafeRawBufferPointer(rebasing: record[header.byteCount...])
+        let framingByteCount = RecordReader.framingByteCount(framing, of: payloadBytes)
         isHandedOver = true
         let payload = Data(
-            bytesNoCopy: start + header.byteCount, count: header.payloadByteCount,
+            bytesNoCopy: start + header.byteCount + framingByteCount, count: header.payloadByteCount - framingByteCount,
             deallocator: .custom { _, _ in free(memory) })
         return .found(CacheRecord.Verified(header: header, payload: payload))
     }

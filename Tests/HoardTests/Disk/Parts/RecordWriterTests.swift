@@ -53,4 +53,25 @@ struct RecordWriterTests {
             #expect(try parts.placement(key) == nil)
         }
     }
+
+    /// A caller's framing at the start of the payload is left out of what the read hands over,
+    /// wherever the record lies; what framing asks beyond the payload is held to it.
+    @Test(arguments: [100, 16_000, 500_000])
+    func framingIsLeftOutOfThePayloadHandedOver(byteCount: Int) throws {
+        let parts = try DiskParts()
+        defer { parts.remove() }
+        let payload = DiskParts.payload("key", byteCount: byteCount)
+        try parts.store("key", payload)
+        for (asked, left) in [(0, 0), (7, 7), (-3, 0), (byteCount + 5, byteCount)] {
+            var seen: [UInt8] = []
+            let read = try parts.reader.read(forKey: "key", options: [.payload], now: parts.clock.now) { bytes in
+                seen = Array(bytes)
+                return asked
+            }
+            #expect(seen == Array(payload))
+            #expect(read?.payload == payload.dropFirst(left))
+            #expect(read?.payload.startIndex == 0)
+        }
+    }
 }
+
