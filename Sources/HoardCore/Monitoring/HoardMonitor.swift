@@ -93,6 +93,7 @@ final class HoardMonitor: Sendable {
     /// Counts `event` and yields it to the observers that want it; under the lock.
     private static func deliver(_ event: HoardEvent, to state: inout State) {
         state.statistics.count(event)
+        guard !state.subscribers.isEmpty else { return }  // the usual case: no iterator to make
         for subscriber in state.subscribers.values where subscriber.wants(event) {
             subscriber.continuation.yield(event)
         }
