@@ -80,8 +80,7 @@ final class SQLiteConnection: @unchecked Sendable {
     }
 
     /// The prepared statement for the literal `sql`, found by the address of its text instead of
-    /// by hashing it: for the statements a read runs every time (a 100-byte query's hash costs a
-    /// tenth of a microsecond).
+    /// by hashing the whole text: for the statement every read runs.
     func statement(literal sql: StaticString) throws(SQLiteError) -> SQLiteStatement {
         let address = UnsafeRawPointer(sql.utf8Start)
         if let statement = literalStatements[address] { return statement }
