@@ -24,7 +24,7 @@ struct EntryTable {
 
     /// Looks up `hash` and calls `body` with what the row holds; `nil` when there is no row.
     func lookUp<Result>(_ hash: [UInt8], _ body: (LookedUp) throws -> Result) throws -> Result? {
-        let select = try connection.statement(literal: "SELECT used, size, segment, offset, record FROM entries WHERE hash = ?1")
+        let select = try connection.statement("SELECT used, size, segment, offset, record FROM entries WHERE hash = ?1")
         // The hash is bound without a copy: it outlives the statement's use, which ends at `reset`.
         return try hash.withUnsafeBytes { hash in
             defer { select.reset() }

@@ -17,8 +17,6 @@ final class SQLiteConnection: @unchecked Sendable {
     /// How long this connection waits for another's lock, in milliseconds.
     let busyTimeoutMilliseconds: Int32
     private var statements: [String: SQLiteStatement] = [:]
-    /// The statements of ``statement(literal:)``, by the address of their text.
-    private var literalStatements: [UnsafeRawPointer: SQLiteStatement] = [:]
 
     /// A file's device and inode.
     struct FileIdentity: Sendable, Hashable {
@@ -61,7 +59,6 @@ final class SQLiteConnection: @unchecked Sendable {
 
     deinit {
         statements.removeAll()  // finalized before the connection closes
-        literalStatements.removeAll()
         sqlite3_close_v2(handle)
     }
 
@@ -76,16 +73,6 @@ final class SQLiteConnection: @unchecked Sendable {
         if let statement = statements[sql] { return statement }
         let statement = try SQLiteStatement(sql: sql, connection: handle)
         statements[sql] = statement
-        return statement
-    }
-
-    /// The prepared statement for the literal `sql`, found by the address of its text instead of
-    /// by hashing the whole text: for the statement every read runs.
-    func statement(literal sql: StaticString) throws(SQLiteError) -> SQLiteStatement {
-        let address = UnsafeRawPointer(sql.utf8Start)
-        if let statement = literalStatements[address] { return statement }
-        let statement = try SQLiteStatement(sql: sql.description, connection: handle)
-        literalStatements[address] = statement
         return statement
     }
 
