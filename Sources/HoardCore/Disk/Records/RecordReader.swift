@@ -32,7 +32,7 @@ struct RecordReader: Sendable {
     ) throws -> CacheRecord.Verified? {
         let hash = try EntryFiles.keyHash(key)
         var read = try index.withDatabase(writing: false) { connection in
-            try readIndexed(
+            try Self.readIndexed(
                 hash: hash, key: key, keepExpired: options.contains(.keepExpired), now: now, framing: framing,
                 on: connection)
         }
@@ -74,7 +74,8 @@ struct RecordReader: Sendable {
         case segment(IndexRow, SegmentLocation)
     }
 
-    private func readIndexed(
+    /// Static, so that the closures that call it capture no copy of the reader.
+    private static func readIndexed(
         hash: [UInt8], key: String, keepExpired: Bool, now: Date, framing: (UnsafeRawBufferPointer) -> Int,
         on connection: SQLiteConnection
     ) throws -> IndexedRead {
@@ -127,7 +128,7 @@ struct RecordReader: Sendable {
             case .damaged(let reason), .unavailable(let reason):
                 segments.files.forget(location.id)
                 let again = try index.withDatabase(writing: false) { connection in
-                    try readIndexed(
+                    try Self.readIndexed(
                         hash: hash, key: key, keepExpired: options.contains(.keepExpired), now: now, framing: framing,
                         on: connection)
                 }
