@@ -1,6 +1,7 @@
-// CRC-32C (Castagnoli) for the disk cache's entry checksums. Three paths, the fastest the CPU has:
-// carry-less multiplication over 64-byte lanes (x86-64 with AVX-512 and VPCLMULQDQ), the SSE4.2
-// or ARMv8 CRC instruction over three interleaved streams, or a portable slicing-by-8 table.
+// CRC-32C (Castagnoli) for the disk cache's entry checksums. Four paths, the fastest the CPU has:
+// carry-less multiplication over 64-byte lanes (x86-64 with AVX-512 and VPCLMULQDQ) or over
+// 32-byte lanes (AVX2 and VPCLMULQDQ), the SSE4.2 or ARMv8 CRC instruction over three interleaved
+// streams, or a portable slicing-by-8 table.
 #include "CHoardSupport.h"
 
 #include <pthread.h>
@@ -164,7 +165,9 @@ HOARD_CRC_TARGET static uint32_t hoard_crc_hardware_update(uint32_t crc, const u
 // message whose CRC from zero is the CRC so far; the CRC instruction takes it, then the tail.
 enum { HOARD_CRC_FOLD_MINIMUM = 256 }; // shorter inputs take the instruction path
 
-static __m128i hoard_crc_fold_by_128, hoard_crc_fold_by_512, hoard_crc_fold_by_2048; // distance in bits
+// By distance in bits: 128 ends both paths, 256 and 1024 serve 32-byte lanes, 512 and 2048 64-byte ones.
+static __m128i hoard_crc_fold_by_128, hoard_crc_fold_by_256, hoard_crc_fold_by_512, hoard_crc_fold_by_1024,
+    hoard_crc_fold_by_2048;
 
 // x^power mod P, reflected into the upper half of a 64-bit lane (bit 63 - d holds x^d).
 static uint64_t hoard_crc_power(unsigned power) {
@@ -195,7 +198,7 @@ HOARD_CRC_FOLD_TARGET static inline __m128i hoard_crc_fold128(__m128i lane, __m1
 }
 
 // Needs length >= HOARD_CRC_FOLD_MINIMUM.
-HOARD_CRC_FOLD_TARGET static uint32_t hoard_crc_folding_update(uint32_t crc, const uint8_t *bytes, size_t length) {
+HOARD_CRC_FOLD_TARGET static uint32_t hoard_crc_folding512_update(uint32_t crc, const uint8_t *bytes, size_t length) {
     __m512i lanes[4];
     for (int index = 0; index < 4; index++) lanes[index] = _mm512_loadu_si512(bytes + 64 * index);
     lanes[0] = _mm512_xor_si512(lanes[0], _mm512_zextsi128_si512(_mm_cvtsi32_si128((int)crc)));
@@ -216,6 +219,49 @@ HOARD_CRC_FOLD_TARGET static uint32_t hoard_crc_folding_update(uint32_t crc, con
     last = hoard_crc_fold128(last, hoard_crc_fold_by_128, _mm512_extracti32x4_epi32(lane, 3));
     for (; length >= 16; bytes += 16, length -= 16)
         last = hoard_crc_fold128(last, hoard_crc_fold_by_128, _mm_loadu_si128((const __m128i *)bytes));
+    crc = (uint32_t)_mm_crc32_u64(0, (uint64_t)_mm_cvtsi128_si64(last));
+    crc = (uint32_t)_mm_crc32_u64(crc, (uint64_t)_mm_extract_epi64(last, 1));
+    return hoard_crc_hardware_update(crc, bytes, length);
+}
+
+// The same folding over 32-byte lanes, for CPUs with VPCLMULQDQ but not AVX-512 (AMD Zen 3, Intel's
+// client cores since Alder Lake).
+#define HOARD_CRC_FOLD256_TARGET __attribute__((target("avx2,vpclmulqdq,pclmul,sse4.2")))
+
+HOARD_CRC_FOLD256_TARGET static inline __m256i hoard_crc_fold256(__m256i lanes, __m256i constants, __m256i next) {
+    __m256i high = _mm256_clmulepi64_epi128(lanes, constants, 0x00);
+    __m256i low = _mm256_clmulepi64_epi128(lanes, constants, 0x11);
+    return _mm256_xor_si256(_mm256_xor_si256(high, low), next);
+}
+
+HOARD_CRC_FOLD256_TARGET static inline __m128i hoard_crc_fold128_avx2(__m128i lane, __m128i constants, __m128i next) {
+    __m128i high = _mm_clmulepi64_si128(lane, constants, 0x00);
+    __m128i low = _mm_clmulepi64_si128(lane, constants, 0x11);
+    return _mm_xor_si128(_mm_xor_si128(high, low), next);
+}
+
+// Needs length >= HOARD_CRC_FOLD_MINIMUM.
+HOARD_CRC_FOLD256_TARGET static uint32_t hoard_crc_folding256_update(uint32_t crc, const uint8_t *bytes, size_t length) {
+    __m256i lanes[4];
+    for (int index = 0; index < 4; index++) lanes[index] = _mm256_loadu_si256((const __m256i *)(bytes + 32 * index));
+    lanes[0] = _mm256_xor_si256(lanes[0], _mm256_zextsi128_si256(_mm_cvtsi32_si128((int)crc)));
+    bytes += 128;
+    length -= 128;
+    const __m256i by1024 = _mm256_broadcastsi128_si256(hoard_crc_fold_by_1024);
+    for (; length >= 128; bytes += 128, length -= 128)
+        for (int index = 0; index < 4; index++)
+            lanes[index] =
+                hoard_crc_fold256(lanes[index], by1024, _mm256_loadu_si256((const __m256i *)(bytes + 32 * index)));
+    const __m256i by256 = _mm256_broadcastsi128_si256(hoard_crc_fold_by_256);
+    __m256i lane = hoard_crc_fold256(lanes[0], by256, lanes[1]);
+    lane = hoard_crc_fold256(lane, by256, lanes[2]);
+    lane = hoard_crc_fold256(lane, by256, lanes[3]);
+    for (; length >= 32; bytes += 32, length -= 32)
+        lane = hoard_crc_fold256(lane, by256, _mm256_loadu_si256((const __m256i *)bytes));
+    __m128i last = hoard_crc_fold128_avx2(
+        _mm256_castsi256_si128(lane), hoard_crc_fold_by_128, _mm256_extracti128_si256(lane, 1));
+    for (; length >= 16; bytes += 16, length -= 16)
+        last = hoard_crc_fold128_avx2(last, hoard_crc_fold_by_128, _mm_loadu_si128((const __m128i *)bytes));
     crc = (uint32_t)_mm_crc32_u64(0, (uint64_t)_mm_cvtsi128_si64(last));
     crc = (uint32_t)_mm_crc32_u64(crc, (uint64_t)_mm_extract_epi64(last, 1));
     return hoard_crc_hardware_update(crc, bytes, length);
@@ -256,13 +302,17 @@ static void hoard_crc_initialize(void) {
     }
 #endif
 #if defined(HOARD_CRC_FOLDING)
-    // __builtin_cpu_supports reports AVX-512 only when the OS saves its registers (XGETBV).
-    if (instruction && __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("avx512f") &&
-        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("vpclmulqdq")) {
+    // __builtin_cpu_supports reports AVX and AVX-512 only when the OS saves their registers (XGETBV).
+    if (instruction && __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("vpclmulqdq") &&
+        __builtin_cpu_supports("avx2")) {
         hoard_crc_fold_by_128 = hoard_crc_fold_constants(128);
+        hoard_crc_fold_by_256 = hoard_crc_fold_constants(256);
         hoard_crc_fold_by_512 = hoard_crc_fold_constants(512);
+        hoard_crc_fold_by_1024 = hoard_crc_fold_constants(1024);
         hoard_crc_fold_by_2048 = hoard_crc_fold_constants(2048);
-        hoard_crc_best = HOARD_CRC_PATH_FOLDING;
+        hoard_crc_best = HOARD_CRC_PATH_FOLDING_256;
+        if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl"))
+            hoard_crc_best = HOARD_CRC_PATH_FOLDING_512;
     }
 #endif
 }
@@ -278,8 +328,10 @@ uint32_t hoard_crc32c_update_path(int path, uint32_t state, const void *bytes, s
     pthread_once(&hoard_crc_once, hoard_crc_initialize);
     if (path > hoard_crc_best) path = hoard_crc_best;
 #if defined(HOARD_CRC_FOLDING)
-    if (path == HOARD_CRC_PATH_FOLDING && length >= HOARD_CRC_FOLD_MINIMUM)
-        return hoard_crc_folding_update(state, bytes, length);
+    if (path == HOARD_CRC_PATH_FOLDING_512 && length >= HOARD_CRC_FOLD_MINIMUM)
+        return hoard_crc_folding512_update(state, bytes, length);
+    if (path == HOARD_CRC_PATH_FOLDING_256 && length >= HOARD_CRC_FOLD_MINIMUM)
+        return hoard_crc_folding256_update(state, bytes, length);
 #endif
 #if defined(HOARD_CRC_X86) || defined(HOARD_CRC_ARM)
     if (path >= HOARD_CRC_PATH_INSTRUCTION) return hoard_crc_hardware_update(state, bytes, length);

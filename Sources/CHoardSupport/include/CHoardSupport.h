@@ -43,9 +43,11 @@ typedef enum {
     HOARD_CRC_PATH_TABLE = 0,
     /// The CRC32C instruction (SSE4.2, ARMv8 CRC) over three interleaved streams.
     HOARD_CRC_PATH_INSTRUCTION = 1,
-    /// Carry-less multiplication folding 64-byte lanes (x86-64 with AVX-512 and VPCLMULQDQ), for
+    /// Carry-less multiplication folding 32-byte lanes (x86-64 with AVX2 and VPCLMULQDQ), for
     /// inputs of 256 bytes or more; the instruction path finishes.
-    HOARD_CRC_PATH_FOLDING = 2,
+    HOARD_CRC_PATH_FOLDING_256 = 2,
+    /// The same over 64-byte lanes (x86-64 with AVX-512 and VPCLMULQDQ).
+    HOARD_CRC_PATH_FOLDING_512 = 3,
 } hoard_crc_path;
 /// The fastest `hoard_crc_path` this CPU has: the one `hoard_crc32c_update` takes.
 int hoard_crc32c_best_path(void);

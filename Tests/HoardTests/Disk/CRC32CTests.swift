@@ -47,7 +47,7 @@ struct CRC32CTests {
             }
         }
         // The path this CPU takes is reported (x86-64 has SSE4.2 almost everywhere; folding needs
-        // AVX-512 with VPCLMULQDQ).
+        // VPCLMULQDQ, with AVX2 or AVX-512).
         print("CRC-32C fastest path: \(Self.pathName(hoard_crc32c_best_path()))")
     }
 
@@ -58,26 +58,27 @@ struct CRC32CTests {
 
     static func pathName(_ path: Int32) -> String {
         switch UInt32(path) {
-        case HOARD_CRC_PATH_FOLDING.rawValue: "carry-less folding"
+        case HOARD_CRC_PATH_FOLDING_512.rawValue: "carry-less folding, 64-byte lanes"
+        case HOARD_CRC_PATH_FOLDING_256.rawValue: "carry-less folding, 32-byte lanes"
         case HOARD_CRC_PATH_INSTRUCTION.rawValue: "CRC instruction"
         default: "table"
         }
     }
 
     /// The instruction path runs three streams over blocks of 3 × 8 KiB, then 3 × 256 B, and
-    /// joins them; the folding path takes 256 bytes at a time, then 64, then 16, and hands the
-    /// rest to the instruction path; the table path (checked bit by bit above) has no blocks.
+    /// joins them; the folding paths take 256 bytes at a time (128 with 32-byte lanes), then a
+    /// lane at a time, then 16 bytes, and hand the rest to the instruction path; the table path (checked bit by bit above) has no blocks.
     /// Lengths either side of every block boundary, at odd alignments, from states other than the
     /// initial one, and split mid-block, must agree on every path this CPU has.
     @Test(
         "Inputs of many blocks agree with the table path at every block boundary",
-        arguments: [HOARD_CRC_PATH_INSTRUCTION, HOARD_CRC_PATH_FOLDING])
+        arguments: [HOARD_CRC_PATH_INSTRUCTION, HOARD_CRC_PATH_FOLDING_256, HOARD_CRC_PATH_FOLDING_512])
     func blockedPathsAgreeWithTables(path: hoard_crc_path) {
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<(1 << 20) + 64).map { _ in UInt8.random(in: 0...255, using: &generator) }
         let short = 3 * 256, long = 3 * 8192
         let lengths = [
-            15, 16, 17, 63, 64, 65, 255, 256, 257, 271, 272, 319, 320, 321, 511, 512, 513, short - 1, short,
+            15, 16, 17, 63, 64, 65, 255, 256, 257, 271, 272, 287, 288, 289, 319, 320, 321, 383, 384, 385, 511, 512, 513, short - 1, short,
             short + 1, short + 9, 2 * short, 16_384, long - 8, long, long + 1, long + short + 7, 65_536 + 13,
             2 * long + 5 * short + 3, 100_003, 1 << 20,
         ]

@@ -6,11 +6,10 @@ import CHoardSupport
 /// error of up to 3 flipped bits and every burst up to 32 bits in files of the sizes a cache holds,
 /// which is what a torn or bit-rotted file looks like. It is not a defence against someone who can
 /// write into the cache directory (they could write a matching checksum as easily). Computed by
-/// `hoard_crc32c_update` in C, by the fastest path the CPU has: on x86-64 with AVX-512 and
-/// VPCLMULQDQ, carry-less multiplication folding 64-byte lanes for inputs of 256 bytes or more
-/// (51 GB/s on 16 KiB, 58 GB/s on 1 MiB on this project's test machine); else the CRC32C
-/// instruction (SSE4.2, ARMv8 CRC) over three interleaved streams (13 to 23 GB/s); else a
-/// slicing-by-8 table (1 GB/s).
+/// `hoard_crc32c_update` in C, by the fastest path the CPU has: on x86-64 with VPCLMULQDQ,
+/// carry-less multiplication folding 64-byte lanes (AVX-512) or 32-byte lanes (AVX2) for inputs of
+/// 256 bytes or more; else the CRC32C instruction (SSE4.2, ARMv8 CRC) over three interleaved
+/// streams; else a slicing-by-8 table. Their speeds are in Benchmarks/RESULTS.md.
 ///
 /// ```swift
 /// var crc = CRC32C()
