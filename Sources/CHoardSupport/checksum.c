@@ -241,7 +241,8 @@ HOARD_CRC_FOLD256_TARGET static inline __m128i hoard_crc_fold128_avx2(__m128i la
 }
 
 // Needs length >= HOARD_CRC_FOLD_MINIMUM.
-HOARD_CRC_FOLD256_TARGET static uint32_t hoard_crc_folding256_update(uint32_t crc, const uint8_t *bytes, size_t length) {
+HOARD_CRC_FOLD256_TARGET static uint32_t hoard_crc_folding256_update(uint32_t crc, const uint8_t *bytes,
+                                                                      size_t length) {
     __m256i lanes[4];
     for (int index = 0; index < 4; index++) lanes[index] = _mm256_loadu_si256((const __m256i *)(bytes + 32 * index));
     lanes[0] = _mm256_xor_si256(lanes[0], _mm256_zextsi128_si256(_mm_cvtsi32_si128((int)crc)));

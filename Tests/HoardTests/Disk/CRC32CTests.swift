@@ -67,7 +67,8 @@ struct CRC32CTests {
 
     /// The instruction path runs three streams over blocks of 3 × 8 KiB, then 3 × 256 B, and
     /// joins them; the folding paths take 256 bytes at a time (128 with 32-byte lanes), then a
-    /// lane at a time, then 16 bytes, and hand the rest to the instruction path; the table path (checked bit by bit above) has no blocks.
+    /// lane at a time, then 16 bytes, and hand the rest to the instruction path; the table path
+    /// (checked bit by bit above) has no blocks.
     /// Lengths either side of every block boundary, at odd alignments, from states other than the
     /// initial one, and split mid-block, must agree on every path this CPU has.
     @Test(
@@ -78,9 +79,9 @@ struct CRC32CTests {
         let bytes = (0..<(1 << 20) + 64).map { _ in UInt8.random(in: 0...255, using: &generator) }
         let short = 3 * 256, long = 3 * 8192
         let lengths = [
-            15, 16, 17, 63, 64, 65, 255, 256, 257, 271, 272, 287, 288, 289, 319, 320, 321, 383, 384, 385, 511, 512, 513, short - 1, short,
-            short + 1, short + 9, 2 * short, 16_384, long - 8, long, long + 1, long + short + 7, 65_536 + 13,
-            2 * long + 5 * short + 3, 100_003, 1 << 20,
+            15, 16, 17, 63, 64, 65, 255, 256, 257, 271, 272, 287, 288, 289, 319, 320, 321, 383, 384, 385, 511,
+            512, 513, short - 1, short, short + 1, short + 9, 2 * short, 16_384, long - 8, long, long + 1,
+            long + short + 7, 65_536 + 13, 2 * long + 5 * short + 3, 100_003, 1 << 20,
         ]
         for offset in [0, 1, 5, 8] {
             for length in lengths {
