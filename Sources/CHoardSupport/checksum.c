@@ -183,6 +183,25 @@ static __m128i hoard_crc_fold_constants(unsigned distance) {
     return _mm_set_epi64x((long long)hoard_crc_power(distance - 1), (long long)hoard_crc_power(distance + 63));
 }
 
+// One 128-bit lane, and the end both folding paths share: the whole 16-byte blocks left are folded
+// into the lane, the CRC instruction reduces it, then takes the tail.
+#define HOARD_CRC_FOLD128_TARGET __attribute__((target("pclmul,sse4.2")))
+
+HOARD_CRC_FOLD128_TARGET static inline __m128i hoard_crc_fold128(__m128i lane, __m128i constants, __m128i next) {
+    __m128i high = _mm_clmulepi64_si128(lane, constants, 0x00);
+    __m128i low = _mm_clmulepi64_si128(lane, constants, 0x11);
+    return _mm_xor_si128(_mm_xor_si128(high, low), next);
+}
+
+HOARD_CRC_FOLD128_TARGET static inline uint32_t hoard_crc_fold_finish(__m128i last, const uint8_t *bytes,
+                                                                       size_t length) {
+    for (; length >= 16; bytes += 16, length -= 16)
+        last = hoard_crc_fold128(last, hoard_crc_fold_by_128, _mm_loadu_si128((const __m128i *)bytes));
+    uint32_t crc = (uint32_t)_mm_crc32_u64(0, (uint64_t)_mm_cvtsi128_si64(last));
+    crc = (uint32_t)_mm_crc32_u64(crc, (uint64_t)_mm_extract_epi64(last, 1));
+    return hoard_crc_hardware_update(crc, bytes, length);
+}
+
 #define HOARD_CRC_FOLD_TARGET __attribute__((target("avx512f,avx512vl,vpclmulqdq,pclmul,sse4.2")))
 
 HOARD_CRC_FOLD_TARGET static inline __m512i hoard_crc_fold512(__m512i lanes, __m512i constants, __m512i next) {
@@ -191,11 +210,6 @@ HOARD_CRC_FOLD_TARGET static inline __m512i hoard_crc_fold512(__m512i lanes, __m
     return _mm512_ternarylogic_epi64(high, low, next, 0x96); // high ^ low ^ next
 }
 
-HOARD_CRC_FOLD_TARGET static inline __m128i hoard_crc_fold128(__m128i lane, __m128i constants, __m128i next) {
-    __m128i high = _mm_clmulepi64_si128(lane, constants, 0x00);
-    __m128i low = _mm_clmulepi64_si128(lane, constants, 0x11);
-    return _mm_ternarylogic_epi64(high, low, next, 0x96);
-}
 
 // Needs length >= HOARD_CRC_FOLD_MINIMUM.
 HOARD_CRC_FOLD_TARGET static uint32_t hoard_crc_folding512_update(uint32_t crc, const uint8_t *bytes, size_t length) {
@@ -217,11 +231,7 @@ HOARD_CRC_FOLD_TARGET static uint32_t hoard_crc_folding512_update(uint32_t crc, 
     last = hoard_crc_fold128(last, hoard_crc_fold_by_128, _mm512_extracti32x4_epi32(lane, 1));
     last = hoard_crc_fold128(last, hoard_crc_fold_by_128, _mm512_extracti32x4_epi32(lane, 2));
     last = hoard_crc_fold128(last, hoard_crc_fold_by_128, _mm512_extracti32x4_epi32(lane, 3));
-    for (; length >= 16; bytes += 16, length -= 16)
-        last = hoard_crc_fold128(last, hoard_crc_fold_by_128, _mm_loadu_si128((const __m128i *)bytes));
-    crc = (uint32_t)_mm_crc32_u64(0, (uint64_t)_mm_cvtsi128_si64(last));
-    crc = (uint32_t)_mm_crc32_u64(crc, (uint64_t)_mm_extract_epi64(last, 1));
-    return hoard_crc_hardware_update(crc, bytes, length);
+    return hoard_crc_fold_finish(last, bytes, length);
 }
 
 // The same folding over 32-byte lanes, for CPUs with VPCLMULQDQ but not AVX-512 (AMD Zen 3, Intel's
@@ -232,12 +242,6 @@ HOARD_CRC_FOLD256_TARGET static inline __m256i hoard_crc_fold256(__m256i lanes, 
     __m256i high = _mm256_clmulepi64_epi128(lanes, constants, 0x00);
     __m256i low = _mm256_clmulepi64_epi128(lanes, constants, 0x11);
     return _mm256_xor_si256(_mm256_xor_si256(high, low), next);
-}
-
-HOARD_CRC_FOLD256_TARGET static inline __m128i hoard_crc_fold128_avx2(__m128i lane, __m128i constants, __m128i next) {
-    __m128i high = _mm_clmulepi64_si128(lane, constants, 0x00);
-    __m128i low = _mm_clmulepi64_si128(lane, constants, 0x11);
-    return _mm_xor_si128(_mm_xor_si128(high, low), next);
 }
 
 // Needs length >= HOARD_CRC_FOLD_MINIMUM.
@@ -259,13 +263,9 @@ HOARD_CRC_FOLD256_TARGET static uint32_t hoard_crc_folding256_update(uint32_t cr
     lane = hoard_crc_fold256(lane, by256, lanes[3]);
     for (; length >= 32; bytes += 32, length -= 32)
         lane = hoard_crc_fold256(lane, by256, _mm256_loadu_si256((const __m256i *)bytes));
-    __m128i last = hoard_crc_fold128_avx2(
-        _mm256_castsi256_si128(lane), hoard_crc_fold_by_128, _mm256_extracti128_si256(lane, 1));
-    for (; length >= 16; bytes += 16, length -= 16)
-        last = hoard_crc_fold128_avx2(last, hoard_crc_fold_by_128, _mm_loadu_si128((const __m128i *)bytes));
-    crc = (uint32_t)_mm_crc32_u64(0, (uint64_t)_mm_cvtsi128_si64(last));
-    crc = (uint32_t)_mm_crc32_u64(crc, (uint64_t)_mm_extract_epi64(last, 1));
-    return hoard_crc_hardware_update(crc, bytes, length);
+    __m128i last =
+        hoard_crc_fold128(_mm256_castsi256_si128(lane), hoard_crc_fold_by_128, _mm256_extracti128_si256(lane, 1));
+    return hoard_crc_fold_finish(last, bytes, length);
 }
 #endif
 
