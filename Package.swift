@@ -273,3 +273,17 @@ let package = Package(
         ),
     ]
 )
+
+// `scripts/sanitize address` sets HOARD_SANITIZE=address: this package's own targets are compiled
+// and linked with AddressSanitizer in the ordinary build folder, and the dependencies keep the
+// objects `swift build` made. `--sanitize=address` would rebuild every dependency as well (about 7
+// minutes of CI) to check code Hoard does not own; ASan's checks need only the code under test.
+// ThreadSanitizer must see every lock and atomic, so `scripts/sanitize thread` uses
+// `--sanitize=thread` in a folder of its own.
+if Context.environment["HOARD_SANITIZE"] == "address" {
+    for target in package.targets where target.type != .system {
+        target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-sanitize=address"])]
+        target.cSettings = (target.cSettings ?? []) + [.unsafeFlags(["-fsanitize=address"])]
+        target.linkerSettings = (target.linkerSettings ?? []) + [.unsafeFlags(["-sanitize=address"])]
+    }
+}
