@@ -77,7 +77,8 @@ struct FolderInputTests {
         #expect(try outcome.summary()["made"] as? Int == 2)
         let outputs = try results.map { try Data(contentsOf: URL(fileURLWithPath: try #require($0["output"] as? String))) }
         #expect(outputs.count == 2 && outputs[0] != outputs[1], "each made from its own file")
-        #expect(Set(results.compactMap { $0["key"] as? String }.map { Array($0.utf8) }).count == 2)
+        let keys: [String] = results.compactMap { $0["key"] as? String }
+        #expect(Set(keys.map { Array($0.utf8) }).count == 2)
     }
 
     @Test("outputs of a folder input are named from their path below it; --json gives key, width, height, format and bytes")

@@ -118,7 +118,7 @@ struct RemoteCacheTests {
                 "\(stats.standardOutput)")
             #expect(stats.standardOutput.contains("maxmemory 0 (no limit), policy "), "\(stats.standardOutput)")
             let other = try await HoardTool.run(
-                ["cache", "stats", "--cache", scratch.path("cache-d"), "--remote-namespace", "other"] + remote)
+                ["cache", "stats", "--cache", scratch.path("cache-d"), "--remote-namespace", "other"] as [String] + remote)
             #expect(other.standardOutput.contains("reachable, 0 values"), "\(other.standardOutput)")
         }
         await server.stop()

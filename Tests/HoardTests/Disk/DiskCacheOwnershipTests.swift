@@ -163,8 +163,9 @@ struct DiskCacheOwnershipTests {
     func listsEveryNameLength() throws {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
-        let expected = (1...255).map { length in
-            String((0..<length).map { Character(UnicodeScalar(UInt8(0x61 + ($0 + length) % 26))) })
+        let expected = (1...255).map { (length: Int) -> String in
+            let bytes = (0..<length).map { (offset: Int) -> UInt8 in UInt8(0x61 + (offset + length) % 26) }
+            return String(decoding: bytes, as: UTF8.self)
         }
         for name in expected { try Data().write(to: folder.url.appending(path: name)) }
         let listed = try FileSystem.contentsOfDirectory(folder.path).get()

@@ -234,8 +234,10 @@ struct GIFDecodingTests {
     @Test("LZW with a growing, full or deferred-clear table decodes byte for byte", arguments: [true, false])
     func lzwTable(clearWhenFull: Bool) throws {
         var state: UInt64 = 0x9E37_79B9_7F4A_7C15
-        let noise = (0..<(160 * 120)).map { _ -> UInt8 in
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+        let noise = (0..<(160 * 120)).map { (_: Int) -> UInt8 in
+            let multiplier: UInt64 = 6_364_136_223_846_793_005
+            let increment: UInt64 = 1_442_695_040_888_963_407
+            state = state &* multiplier &+ increment
             return UInt8(truncatingIfNeeded: state >> 59)  // 32 values: long enough strings to fill the table
         }
         let runs = (0..<(160 * 120)).map { UInt8(($0 / 700) % 3) }
