@@ -175,7 +175,7 @@ struct DiskCacheProcessTests {
             let log = LogRecorder()
             let cache = try DiskCache(directory: folder.cacheURL, configuration: .init(logger: log.logger()))
             let check = try cache.index.withConnection(writing: true) { connection -> String in
-                let statement = try connection.statement("PRAGMA integrity_check")
+                let statement = try connection.uncachedStatement("PRAGMA integrity_check")
                 defer { statement.reset() }
                 return try statement.step() ? statement.text(0) : "no answer"
             }

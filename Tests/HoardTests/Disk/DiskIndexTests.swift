@@ -300,7 +300,7 @@ struct DiskIndexTests {
         defer { fixture.remove() }
         let pageBytes = {
             try fixture.cache.index.withConnection(writing: true) { connection -> Int in
-                let count = try connection.statement("PRAGMA page_count")
+                let count = try connection.uncachedStatement("PRAGMA page_count")
                 defer { count.reset() }
                 return try count.step() ? count.int(0) * 4096 : 0
             }

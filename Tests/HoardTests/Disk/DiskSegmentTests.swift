@@ -224,7 +224,7 @@ struct DiskSegmentTests {
         #expect(try IndexSurgery.placement(in: cache, key: "large") == .segment)
         #expect(try cache.data(forKey: "large") == large)
         let version = try cache.index.withConnection(writing: true) { connection -> Int in
-            let statement = try connection.statement("PRAGMA user_version")
+            let statement = try connection.uncachedStatement("PRAGMA user_version")
             defer { statement.reset() }
             return try statement.step() ? statement.int(0) : -1
         }

@@ -18,7 +18,7 @@ struct ReadLockHoldTests {
     /// a reader kept it from copying and emptying the whole log.
     private func truncatingCheckpointIsBlocked(_ cache: DiskCache) throws -> Bool {
         let connection = try SQLiteConnection(path: cache.index.path, busyTimeoutMilliseconds: 0, generation: 0)
-        let checkpoint = try connection.statement("PRAGMA wal_checkpoint(TRUNCATE)")
+        let checkpoint = try connection.uncachedStatement("PRAGMA wal_checkpoint(TRUNCATE)")
         defer { checkpoint.reset() }
         #expect(try checkpoint.step())
         return checkpoint.int(0) != 0

@@ -4,10 +4,11 @@ struct DatabaseFile {
 
     /// How many pages of the database file are free (left by removed rows).
     func freePageCount() throws -> Int {
-        let count = try connection.statement("PRAGMA freelist_count")
+        let count = try connection.statement(Self.freePageCountSQL)
         defer { count.reset() }
         return try count.step() ? count.int(0) : 0
     }
+    private static let freePageCountSQL = SQL("PRAGMA freelist_count")
 
     /// Gives up to `pages` free pages back to the file system (`auto_vacuum = INCREMENTAL`).
     func vacuum(pages: Int) throws {

@@ -24,7 +24,7 @@ struct EntryTable {
 
     /// Looks up `hash` and calls `body` with what the row holds; `nil` when there is no row.
     func lookUp<Result>(_ hash: [UInt8], _ body: (LookedUp) throws -> Result) throws -> Result? {
-        let select = try connection.statement("SELECT used, size, segment, offset, record FROM entries WHERE hash = ?1")
+        let select = try connection.statement(Self.lookUpSQL)
         // The hash is bound without a copy: it outlives the statement's use, which ends at `reset`.
         return try hash.withUnsafeBytes { hash in
             defer { select.reset() }
@@ -32,6 +32,7 @@ struct EntryTable {
             return try lookedUp(in: select, body)
         }
     }
+    private static let lookUpSQL = SQL("SELECT used, size, segment, offset, record FROM entries WHERE hash = ?1")
 
     /// `body`'s result for the row ``lookUp(_:_:)``'s bound statement finds, or `nil` for none.
     private func lookedUp<Result>(in select: SQLiteStatement, _ body: (LookedUp) throws -> Result) throws -> Result? {
@@ -49,7 +50,7 @@ struct EntryTable {
 
     /// The row of `hash` without its record, or `nil`.
     func row(_ hash: [UInt8]) throws -> IndexRow? {
-        let select = try connection.statement("SELECT size, used, \(Placement.column) FROM entries WHERE hash = ?1")
+        let select = try connection.statement(Self.rowSQL)
         defer { select.reset() }
         select.bind(1, hash)
         guard try select.step() else { return nil }
@@ -57,6 +58,7 @@ struct EntryTable {
             hash: hash, byteCount: select.byteCount(0), lastUsed: select.double(1),
             placement: Placement(rawValue: select.int(2)) ?? .file)
     }
+    private static let rowSQL = SQL("SELECT size, used, \(Placement.column) FROM entries WHERE hash = ?1")
 
     /// Inserts or replaces the row of `header`'s key; `record` is the whole record for an inline
     /// entry, `segment` where it is for one in a segment, and both `nil` for one in its own file.
@@ -64,9 +66,7 @@ struct EntryTable {
         hash: [UInt8], header: CacheRecord.Header, used: Date, record: UnsafeRawBufferPointer?,
         segment: SegmentLocation? = nil
     ) throws {
-        let upsert = try connection.statement(
-            "INSERT OR REPLACE INTO entries (hash, key, size, created, expires, used, record, segment, offset) "
-                + "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)")
+        let upsert = try connection.statement(Self.upsertSQL)
         defer { upsert.reset() }
         upsert.bind(1, hash)
         upsert.bind(2, header.key)
@@ -84,33 +84,39 @@ struct EntryTable {
         }
         while try upsert.step() {}
     }
+    private static let upsertSQL = SQL(
+        "INSERT OR REPLACE INTO entries (hash, key, size, created, expires, used, record, segment, offset) "
+            + "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)")
 
     /// Deletes the row of `hash`.
     func delete(_ hash: [UInt8]) throws {
-        let delete = try connection.statement("DELETE FROM entries WHERE hash = ?1")
+        let delete = try connection.statement(Self.deleteSQL)
         defer { delete.reset() }
         delete.bind(1, hash)
         try delete.run()
     }
+    private static let deleteSQL = SQL("DELETE FROM entries WHERE hash = ?1")
 
     /// Sets the last-use date of `hash`.
     func markUsed(_ hash: [UInt8], at date: Date) throws {
-        let update = try connection.statement("UPDATE entries SET used = ?2 WHERE hash = ?1")
+        let update = try connection.statement(Self.markUsedSQL)
         defer { update.reset() }
         update.bind(1, hash)
         update.bind(2, date.timeIntervalSinceReferenceDate)
         try update.run()
     }
+    private static let markUsedSQL = SQL("UPDATE entries SET used = ?2 WHERE hash = ?1")
 
     /// Points the row of `hash` at a new place in the segments (a compaction moved its record).
     func move(_ hash: [UInt8], to location: SegmentLocation) throws {
-        let update = try connection.statement("UPDATE entries SET segment = ?2, offset = ?3 WHERE hash = ?1")
+        let update = try connection.statement(Self.moveSQL)
         defer { update.reset() }
         update.bind(1, hash)
         update.bind(2, location.id)
         update.bind(3, location.offset)
         try update.run()
     }
+    private static let moveSQL = SQL("UPDATE entries SET segment = ?2, offset = ?3 WHERE hash = ?1")
 
     // MARK: - Sets of rows
 
@@ -123,18 +129,27 @@ struct EntryTable {
         /// Every row.
         case all
 
-        var condition: String {
+        /// The statement that selects these rows (``IndexRow/rowColumns``), the date bound as `?1`.
+        var statement: SQL {
             switch self {
-            case .expired: "expires IS NOT NULL AND expires <= ?1"
-            case .createdBefore: "created < ?1"
-            case .all: "?1 IS NOT NULL"
+            case .expired: Self.expiredSQL
+            case .createdBefore: Self.createdBeforeSQL
+            case .all: Self.allSQL
             }
+        }
+
+        private static let expiredSQL = rowsSQL(where: "expires IS NOT NULL AND expires <= ?1")
+        private static let createdBeforeSQL = rowsSQL(where: "created < ?1")
+        private static let allSQL = rowsSQL(where: "?1 IS NOT NULL")
+
+        private static func rowsSQL(where condition: String) -> SQL {
+            SQL("SELECT \(IndexRow.rowColumns) FROM entries WHERE \(condition)")
         }
     }
 
     /// The rows `selection` picks at `date`, without their records.
     func rows(_ selection: Selection, at date: Date) throws -> [IndexRow] {
-        let select = try connection.statement("SELECT \(IndexRow.rowColumns) FROM entries WHERE \(selection.condition)")
+        let select = try connection.statement(selection.statement)
         defer { select.reset() }
         select.bind(1, date.timeIntervalSinceReferenceDate)
         var rows: [IndexRow] = []
@@ -144,20 +159,19 @@ struct EntryTable {
 
     /// The rows whose records are files of their own.
     func fileRows() throws -> [IndexRow] {
-        let select = try connection.statement("SELECT \(IndexRow.rowColumns) FROM entries WHERE \(Placement.isFile)")
+        let select = try connection.statement(Self.fileRowsSQL)
         defer { select.reset() }
         var rows: [IndexRow] = []
         while try select.step() { rows.append(IndexRow(select)) }
         return rows
     }
+    private static let fileRowsSQL = SQL("SELECT \(IndexRow.rowColumns) FROM entries WHERE \(Placement.isFile)")
 
     /// The least recently used rows whose records, and about what their rows take in the index
     /// (the key and a few numbers), add up to at least `byteCount`; an inline row counts its
     /// record's own length.
     func leastRecentlyUsed(atLeast byteCount: Int) throws -> [IndexRow] {
-        let select = try connection.statement(
-            "SELECT hash, CASE WHEN record IS NOT NULL THEN length(record) ELSE size END, used, "
-                + "\(Placement.column), length(CAST(key AS BLOB)) FROM entries ORDER BY used, hash")
+        let select = try connection.statement(Self.leastRecentlyUsedSQL)
         defer { select.reset() }
         var rows: [IndexRow] = []
         var sum = 0
@@ -169,15 +183,16 @@ struct EntryTable {
         }
         return rows
     }
+    private static let leastRecentlyUsedSQL = SQL(
+        "SELECT hash, CASE WHEN record IS NOT NULL THEN length(record) ELSE size END, used, "
+            + "\(Placement.column), length(CAST(key AS BLOB)) FROM entries ORDER BY used, hash")
 
     /// Calls `body` with each live inline entry's key and the first bytes of its payload (up to
     /// 16 KiB, borrowed, unverified), and returns the rows `body` picked.
     func pickInline(
         liveAt now: Date, _ body: (_ key: String, _ payloadPrefix: ArraySlice<UInt8>) -> Bool
     ) throws -> [(hash: [UInt8], key: String, lastUsed: Double)] {
-        let select = try connection.statement(
-            "SELECT hash, key, used, substr(record, \(CacheRecord.Header.fixedByteCount + 1) + length(CAST(key AS BLOB)), 16384) "
-                + "FROM entries WHERE record IS NOT NULL AND (expires IS NULL OR expires > ?1)")
+        let select = try connection.statement(Self.pickInlineSQL)
         defer { select.reset() }
         select.bind(1, now.timeIntervalSinceReferenceDate)
         var picked: [(hash: [UInt8], key: String, lastUsed: Double)] = []
@@ -187,14 +202,15 @@ struct EntryTable {
         }
         return picked
     }
+    private static let pickInlineSQL = SQL(
+        "SELECT hash, key, used, substr(record, \(CacheRecord.Header.fixedByteCount + 1) + length(CAST(key AS BLOB)), 16384) "
+            + "FROM entries WHERE record IS NOT NULL AND (expires IS NULL OR expires > ?1)")
 
     /// The live rows of records in segments: hash, key, last use, record length and place.
     func segmentRows(
         liveAt now: Date
     ) throws -> [(hash: [UInt8], key: String, lastUsed: Double, size: Int, location: SegmentLocation)] {
-        let select = try connection.statement(
-            "SELECT hash, key, used, size, segment, offset FROM entries "
-                + "WHERE segment IS NOT NULL AND (expires IS NULL OR expires > ?1)")
+        let select = try connection.statement(Self.segmentRowsSQL)
         defer { select.reset() }
         select.bind(1, now.timeIntervalSinceReferenceDate)
         var rows: [(hash: [UInt8], key: String, lastUsed: Double, size: Int, location: SegmentLocation)] = []
@@ -205,10 +221,13 @@ struct EntryTable {
         }
         return rows
     }
+    private static let segmentRowsSQL = SQL(
+        "SELECT hash, key, used, size, segment, offset FROM entries "
+            + "WHERE segment IS NOT NULL AND (expires IS NULL OR expires > ?1)")
 
     /// Up to `limit` rows of records in segment `id`: hash, key, offset and record length.
     func rows(inSegment id: Int, limit: Int) throws -> [(hash: [UInt8], key: String, offset: Int, size: Int)] {
-        let select = try connection.statement("SELECT hash, key, offset, size FROM entries WHERE segment = ?1 LIMIT ?2")
+        let select = try connection.statement(Self.rowsInSegmentSQL)
         defer { select.reset() }
         select.bind(1, id)
         select.bind(2, limit)
@@ -216,45 +235,50 @@ struct EntryTable {
         while try select.step() { rows.append((select.blob(0), select.text(1), select.int(2), select.byteCount(3))) }
         return rows
     }
+    private static let rowsInSegmentSQL = SQL("SELECT hash, key, offset, size FROM entries WHERE segment = ?1 LIMIT ?2")
 
     /// Whether any row names segment `id`.
     func namesSegment(_ id: Int) throws -> Bool {
-        let named = try connection.statement("SELECT 1 FROM entries WHERE segment = ?1 LIMIT 1")
+        let named = try connection.statement(Self.namesSegmentSQL)
         defer { named.reset() }
         named.bind(1, id)
         return try named.step()
     }
+    private static let namesSegmentSQL = SQL("SELECT 1 FROM entries WHERE segment = ?1 LIMIT 1")
 
     /// The bytes of live records in each segment that holds any.
     func liveBytesBySegment() throws -> [Int: Int] {
         // total(), unlike sum(), does not fail on damaged sizes that overflow.
-        let sums = try connection.statement(
-            "SELECT segment, total(size) FROM entries WHERE segment IS NOT NULL GROUP BY segment")
+        let sums = try connection.statement(Self.liveBytesBySegmentSQL)
         defer { sums.reset() }
         var live: [Int: Int] = [:]
         while try sums.step() { live[sums.int(0)] = sums.byteCount(1) }
         return live
     }
+    private static let liveBytesBySegmentSQL = SQL(
+        "SELECT segment, total(size) FROM entries WHERE segment IS NOT NULL GROUP BY segment")
 
     // MARK: - Totals and repairs
 
     /// The bytes of every entry's record: an inline record's own length, and the size of the
     /// others held to what a record can be.
     func recordBytes() throws -> Int {
-        let sum = try connection.statement(
-            "SELECT total(CASE WHEN record IS NOT NULL THEN length(record) "
-                + "WHEN size BETWEEN 0 AND \(SQLiteStatement.maximumByteCount) THEN size ELSE 0 END) FROM entries")
+        let sum = try connection.statement(Self.recordBytesSQL)
         defer { sum.reset() }
         return try sum.step() ? sum.byteCount(0) : 0
     }
+    private static let recordBytesSQL = SQL(
+        "SELECT total(CASE WHEN record IS NOT NULL THEN length(record) "
+            + "WHEN size BETWEEN 0 AND \(SQLiteStatement.maximumByteCount) THEN size ELSE 0 END) FROM entries")
 
     /// The bytes of records in files of their own, and of records inside the index.
     func fileAndInlineBytes() throws -> (file: Int, inline: Int) {
-        let sums = try connection.statement(
-            "SELECT total(CASE WHEN \(Placement.isFile) THEN size ELSE 0 END), total(length(record)) FROM entries")
+        let sums = try connection.statement(Self.fileAndInlineBytesSQL)
         defer { sums.reset() }
         return try sums.step() ? (sums.byteCount(0), sums.byteCount(1)) : (0, 0)
     }
+    private static let fileAndInlineBytesSQL = SQL(
+        "SELECT total(CASE WHEN \(Placement.isFile) THEN size ELSE 0 END), total(length(record)) FROM entries")
 
     /// Mends the numbers no write could have made: an inline row's size becomes its record's
     /// length; a row with a size or offset beyond any record is deleted (its entry file, if any,
@@ -264,28 +288,29 @@ struct EntryTable {
     func mendNumbers() throws -> [[UInt8]] {
         try connection.execute(
             "UPDATE entries SET size = length(record) WHERE record IS NOT NULL AND size != length(record)")
-        let maximum = SQLiteStatement.maximumByteCount
-        let damaged = """
-            record IS NULL AND (typeof(size) != 'integer' OR size < \(CacheRecord.Header.fixedByteCount)
-                OR size > \(maximum)
-                OR (segment IS NOT NULL AND (size > \(DiskCache.maximumInlineRecordByteCount)
-                    OR typeof(offset) != 'integer' OR offset < 0 OR offset > \(maximum))))
-            """
-        let select = try connection.statement("SELECT hash FROM entries WHERE \(damaged)")
+        let select = try connection.statement(Self.mendNumbersSQL)
         defer { select.reset() }
         var removed: [[UInt8]] = []
         while try select.step() { removed.append(select.blob(0)) }
         select.reset()
-        if !removed.isEmpty { try connection.execute("DELETE FROM entries WHERE \(damaged)") }
+        if !removed.isEmpty { try connection.execute("DELETE FROM entries WHERE \(Self.damagedNumbers)") }
         return removed
     }
+    private static let mendNumbersSQL = SQL("SELECT hash FROM entries WHERE \(damagedNumbers)")
+
+    /// SQL that picks the rows whose numbers no write could have made.
+    private static let damagedNumbers = """
+        record IS NULL AND (typeof(size) != 'integer' OR size < \(CacheRecord.Header.fixedByteCount)
+            OR size > \(SQLiteStatement.maximumByteCount)
+            OR (segment IS NOT NULL AND (size > \(DiskCache.maximumInlineRecordByteCount)
+                OR typeof(offset) != 'integer' OR offset < 0 OR offset > \(SQLiteStatement.maximumByteCount))))
+        """
 
     // MARK: - Listing
 
     /// Every live entry's key, record length and dates.
     func infos(liveAt now: Date) throws -> [DiskCache.EntryInfo] {
-        let select = try connection.statement(
-            "SELECT key, size, created, expires, used FROM entries WHERE expires IS NULL OR expires > ?1")
+        let select = try connection.statement(Self.infosSQL)
         defer { select.reset() }
         select.bind(1, now.timeIntervalSinceReferenceDate)
         var infos: [DiskCache.EntryInfo] = []
@@ -301,11 +326,14 @@ struct EntryTable {
         }
         return infos
     }
+    private static let infosSQL = SQL(
+        "SELECT key, size, created, expires, used FROM entries WHERE expires IS NULL OR expires > ?1")
 
     /// How many rows there are, expired ones included.
     func count() throws -> Int {
-        let count = try connection.statement("SELECT count(*) FROM entries")
+        let count = try connection.statement(Self.countSQL)
         defer { count.reset() }
         return try count.step() ? count.int(0) : 0
     }
+    private static let countSQL = SQL("SELECT count(*) FROM entries")
 }

@@ -34,13 +34,14 @@ enum IndexSchema {
     ///
     /// - Throws: ``SQLiteError`` with `SQLITE_CORRUPT` when one is missing.
     static func checkTables(on connection: SQLiteConnection) throws {
-        let count = try connection.statement(
-            "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN ('entries', 'segments', 'usage')")
+        let count = try connection.statement(Self.checkTablesSQL)
         defer { count.reset() }
         guard try count.step(), count.int(0) == 3 else {
             throw SQLiteError(code: SQLITE_CORRUPT, message: "the index's tables are missing", systemErrno: 0, operation: "check tables")
         }
     }
+    private static let checkTablesSQL = SQL(
+        "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN ('entries', 'segments', 'usage')")
 
     /// The segment files (see ``DiskCache/SegmentFiles``): an identifier never used twice
     /// (`AUTOINCREMENT`) and how many bytes of the file are committed records.
@@ -55,16 +56,19 @@ enum IndexSchema {
         guard case .success(let names) = FileSystem.contentsOfDirectory(rootPath),
             let largest = names.compactMap(SegmentFiles.id(inFileName:)).max()
         else { return }
-        let seed = try connection.statement("INSERT INTO sqlite_sequence (name, seq) VALUES ('segments', ?1)")
+        let seed = try connection.statement(Self.seedSegmentIdentifiersSQL)
         defer { seed.reset() }
         seed.bind(1, largest)
         try seed.run()
     }
+    private static let seedSegmentIdentifiersSQL = SQL(
+        "INSERT INTO sqlite_sequence (name, seq) VALUES ('segments', ?1)")
 
     /// The schema version the database records (`user_version`), 0 for a new one.
     static func version(on connection: SQLiteConnection) throws -> Int {
-        let version = try connection.statement("PRAGMA user_version")
+        let version = try connection.statement(Self.versionSQL)
         defer { version.reset() }
         return try version.step() ? version.int(0) : 0
     }
+    private static let versionSQL = SQL("PRAGMA user_version")
 }

@@ -150,7 +150,7 @@ final class ReadLockHold: Sendable {
             // A statement stepped to its first row and not reset keeps its read transaction open
             // (it takes its read lock there, which is also when a connection learns that the
             // database is in WAL mode); resetting it ends the transaction.
-            let holding = try connection.statement("PRAGMA schema_version")
+            let holding = try connection.statement(Self.schemaVersionSQL)
             guard try holding.step() else {  // always a row; without one, no transaction is held
                 holding.reset()
                 state.retryAt = .now + Self.retryDelay
@@ -161,7 +161,7 @@ final class ReadLockHold: Sendable {
             // Only a database in WAL mode is held: in any other, the shared lock would keep this
             // process's own writers out (a new database is held once `prepare()` has set the mode).
             if !state.isWALChecked {
-                let mode = try connection.statement("PRAGMA journal_mode")
+                let mode = try connection.statement(Self.journalModeSQL)
                 defer { mode.reset() }
                 state.isWALChecked = try mode.step() && mode.text(0) == "wal"
                 guard state.isWALChecked else {
@@ -179,6 +179,8 @@ final class ReadLockHold: Sendable {
             return false
         }
     }
+    private static let schemaVersionSQL = SQL("PRAGMA schema_version")
+    private static let journalModeSQL = SQL("PRAGMA journal_mode")
 
     private static func end(_ state: inout State) {
         state.holdingStatement?.reset()

@@ -16,7 +16,8 @@ final class SQLiteConnection: @unchecked Sendable {
     let generation: Int
     /// How long this connection waits for another's lock, in milliseconds.
     let busyTimeoutMilliseconds: Int32
-    private var statements: [String: SQLiteStatement] = [:]
+    /// The prepared statements, by their ``SQL/slot``.
+    private var statements: [SQLiteStatement?] = []
 
     /// A file's device and inode.
     struct FileIdentity: Sendable, Hashable {
@@ -68,28 +69,40 @@ final class SQLiteConnection: @unchecked Sendable {
         guard code == SQLITE_OK else { throw Self.error(code, handle, operation: sql) }
     }
 
-    /// The prepared statement for `sql`, prepared on first use and reset for reuse.
-    func statement(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
-        if let statement = statements[sql] { return statement }
-        let statement = try SQLiteStatement(sql: sql, connection: handle)
-        statements[sql] = statement
+    /// The prepared statement for `sql`, prepared on first use and kept for reuse (each caller
+    /// resets it when done).
+    func statement(_ sql: SQL) throws(SQLiteError) -> SQLiteStatement {
+        if sql.slot < statements.count, let statement = statements[sql.slot] { return statement }
+        let statement = try SQLiteStatement(sql: sql.text, connection: handle)
+        if statements.count <= sql.slot {
+            statements.append(contentsOf: repeatElement(nil, count: sql.slot + 1 - statements.count))
+        }
+        statements[sql.slot] = statement
         return statement
+    }
+
+    /// A statement prepared for one use and finalized when released: for SQL that is not one of
+    /// the cache's declared statements (a test's, a diagnostic's).
+    func uncachedStatement(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
+        try SQLiteStatement(sql: sql, connection: handle)
     }
 
     /// Runs `body` in a write transaction (`BEGIN IMMEDIATE`, so that it waits for the write lock
     /// up front instead of failing to upgrade a read), committed when it returns and rolled back
     /// when it throws.
     func writeTransaction<Result>(_ body: () throws -> Result) throws -> Result {
-        try statement("BEGIN IMMEDIATE").run()
+        try statement(Self.beginImmediateSQL).run()
         do {
             let result = try body()
-            try statement("COMMIT").run()
+            try statement(Self.commitSQL).run()
             return result
         } catch {
             _ = sqlite3_exec(handle, "ROLLBACK", nil, nil, nil)
             throw error
         }
     }
+    private static let beginImmediateSQL = SQL("BEGIN IMMEDIATE")
+    private static let commitSQL = SQL("COMMIT")
 
     /// Runs `body` without waiting for any other connection's lock: what must not wait for a
     /// writer (a read's recency mark, the clean-up a read does) fails at once with `SQLITE_BUSY`.

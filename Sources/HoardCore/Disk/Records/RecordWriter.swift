@@ -54,16 +54,17 @@ struct RecordWriter: Sendable {
         let (usage, old) = try index.withDatabase(writing: true) { connection in
             try connection.writeTransaction { () -> (DiskUsage, IndexRow?) in
                 let entries = EntryTable(connection: connection)
-                let old = try entries.row(hash)
-                try record.withUnsafeBytes { bytes in
-                    if bytes.count < SegmentStore.recordThreshold {
+                let (before, old) = try UsageTable(connection: connection).current(withRowOf: hash)
+                return try record.withUnsafeBytes { bytes in
+                    guard bytes.count >= SegmentStore.recordThreshold else {
                         try entries.upsert(hash: hash, header: header, used: now, record: bytes)
-                    } else {
-                        let location = try segments.append(bytes, on: connection)
-                        try entries.upsert(hash: hash, header: header, used: now, record: nil, segment: location)
+                        return (before, old)  // the index's own size is not in the count
                     }
+                    let location = try segments.append(bytes, on: connection)
+                    try entries.upsert(hash: hash, header: header, used: now, record: nil, segment: location)
+                    // The append lengthened one segment by the record, in this transaction.
+                    return (DiskUsage(bytes: before.bytes + bytes.count), old)
                 }
-                return (try UsageTable(connection: connection).current(), old)
             }
         }
         maintenance.noteInlineChange(adding: record.count < SegmentStore.recordThreshold ? record.count : 0, replacing: old)

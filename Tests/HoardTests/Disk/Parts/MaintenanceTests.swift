@@ -41,7 +41,7 @@ struct MaintenanceTests {
         for index in 0..<20 { try parts.store("k\(index)", DiskParts.payload("k\(index)", byteCount: 5_000)) }
         let hash = try EntryFiles.keyHash("k3")
         try parts.index.withDatabase(writing: true) { connection in
-            let update = try connection.statement("UPDATE entries SET size = 9223372036854775807 WHERE hash = ?1")
+            let update = try connection.uncachedStatement("UPDATE entries SET size = 9223372036854775807 WHERE hash = ?1")
             defer { update.reset() }
             update.bind(1, hash)
             while try update.step() {}

@@ -81,7 +81,7 @@ struct DiskCacheBoundTests {
         for (key, value) in values { try cache.store(value, forKey: key) }
         let hash = try DiskCache.keyHash("key-0")
         try cache.index.withConnection(writing: true) { connection in
-            let update = try connection.statement("UPDATE entries SET size = 9223372036854775807 WHERE hash = ?1")
+            let update = try connection.uncachedStatement("UPDATE entries SET size = 9223372036854775807 WHERE hash = ?1")
             defer { update.reset() }
             update.bind(1, hash)
             try update.run()

@@ -17,7 +17,7 @@ enum IndexSurgery {
     static func segmentLocation(in cache: DiskCache, key: String) throws -> (path: String, offset: Int, count: Int)? {
         let hash = try DiskCache.keyHash(key)
         return try cache.index.withConnection(writing: true) { connection in
-            let select = try connection.statement(
+            let select = try connection.uncachedStatement(
                 "SELECT segment, offset, size FROM entries WHERE hash = ?1 AND segment IS NOT NULL")
             defer { select.reset() }
             select.bind(1, hash)
@@ -36,7 +36,7 @@ enum IndexSurgery {
         }
         let hash = try DiskCache.keyHash(key)
         return try cache.index.withConnection(writing: true) { connection -> [UInt8]? in
-            let select = try connection.statement("SELECT record FROM entries WHERE hash = ?1 AND record IS NOT NULL")
+            let select = try connection.uncachedStatement("SELECT record FROM entries WHERE hash = ?1 AND record IS NOT NULL")
             defer { select.reset() }
             select.bind(1, hash)
             return try select.step() ? select.blob(0) : nil
@@ -50,7 +50,7 @@ enum IndexSurgery {
         let hash = try DiskCache.keyHash(key)
         guard let location = try segmentLocation(in: cache, key: key) else {
             try cache.index.withConnection(writing: true) { connection in
-                let update = try connection.statement("UPDATE entries SET record = ?2 WHERE hash = ?1")
+                let update = try connection.uncachedStatement("UPDATE entries SET record = ?2 WHERE hash = ?1")
                 defer { update.reset() }
                 update.bind(1, hash)
                 update.bind(2, bytes)
@@ -63,7 +63,7 @@ enum IndexSurgery {
         let end = try handle.seekToEnd()
         try handle.write(contentsOf: Data(bytes))
         try cache.index.withConnection(writing: true) { connection in
-            let update = try connection.statement("UPDATE entries SET offset = ?2, size = ?3 WHERE hash = ?1")
+            let update = try connection.uncachedStatement("UPDATE entries SET offset = ?2, size = ?3 WHERE hash = ?1")
             defer { update.reset() }
             update.bind(1, hash)
             update.bind(2, Int(end))
