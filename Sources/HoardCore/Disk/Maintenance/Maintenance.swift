@@ -40,7 +40,8 @@ final class Maintenance: Sendable {
     }
 
     /// How many writes go by between two measures of the index files' size, which grow with the
-    /// records kept inside the index (a measure is two `stat` calls).
+    /// records kept inside the index (a measure is two `stat` calls, and for a small index now and
+    /// then a read through its rows: see ``TrimState/isInlineSumDue(databaseByteCount:)``).
     static let indexMeasureInterval = 32
 
     /// How many rounds of removal a trim runs at most to come under its low-water mark.
@@ -127,7 +128,8 @@ final class Maintenance: Sendable {
     /// What counts against the limit now, by the shared count and the index's size: what
     /// statistics show. 0 when the index cannot be read.
     ///
-    /// - Complexity: O(1): one indexed read and two `stat` calls.
+    /// - Complexity: O(1): one indexed read and two `stat` calls, and for a small index now and
+    ///   then a read through its rows.
     func estimatedByteCount() -> Int {
         measureIndexFiles()
         guard let usage = try? index.withDatabase(writing: false, { try UsageTable(connection: $0).current() }) else { return 0 }
@@ -148,13 +150,24 @@ final class Maintenance: Sendable {
                 all += status.byteCount
             }
         }
-        // A small index is read through (a few hundred rows at most): what it holds counts.
-        let inline =
-            database <= TrimState.smallIndexByteCount
-            ? (try? index.withDatabase(writing: false) { try EntryTable(connection: $0).fileAndInlineBytes().inline }) ?? 0 : 0
+        // A small index is read through, less often the larger it is (see `isInlineSumDue`):
+        // what it holds counts.
+        let inline: Int?
+        if database > TrimState.smallIndexByteCount {
+            inline = 0
+        } else if state.withLock({ $0.isInlineSumDue(databaseByteCount: database) }) {
+            inline = (try? index.withDatabase(writing: false) { try EntryTable(connection: $0).fileAndInlineBytes().inline }) ?? 0
+        } else {
+            inline = nil  // the last sum, with this process's changes since
+        }
         state.withLock {
             $0.indexByteCount = database
-            $0.inlineByteCount = inline
+            if let inline {
+                $0.inlineByteCount = inline
+                $0.measuresSinceInlineSum = 0
+            } else {
+                $0.measuresSinceInlineSum &+= 1
+            }
             $0.writesSinceIndexMeasure = 0
         }
         return all

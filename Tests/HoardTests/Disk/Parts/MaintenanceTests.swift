@@ -71,4 +71,35 @@ struct MaintenanceTests {
         // is sealed by a trim over the limit.
         #expect(try parts.segments.deadByteCount() < parts.segments.byteLimit)
     }
+
+    @Test func aSmallIndexIsReadThroughLessOftenAsItGrows() {
+        var state = TrimState()
+        #expect(state.isInlineSumDue(databaseByteCount: 200_000), "never summed: due at any size")
+        state.measuresSinceInlineSum = 0
+        #expect(state.isInlineSumDue(databaseByteCount: 20_000), "under 32 KiB: at every measure")
+        #expect(!state.isInlineSumDue(databaseByteCount: 256 * 1024))
+        state.measuresSinceInlineSum = 7
+        #expect(!state.isInlineSumDue(databaseByteCount: 256 * 1024))
+        state.measuresSinceInlineSum = 8
+        #expect(state.isInlineSumDue(databaseByteCount: 256 * 1024), "256 KiB: one measure in nine")
+    }
+
+    @Test func recordsAnotherProcessStoresInsideTheIndexCountAtTheNextSum() throws {
+        let parts = try DiskParts()
+        defer { parts.remove() }
+        #expect(parts.maintenance.estimatedByteCount() < 20_000)
+        // Another process's records inside the index: written through a second set of parts.
+        let other = try DiskCache.Parts(rootPath: parts.folder.rootPath, configuration: parts.configuration)
+        for index in 0..<20 {
+            let key = "other\(index)"
+            try other.writer.store(
+                header: parts.header(key, byteCount: 1_000), payload: DiskParts.payload(key, byteCount: 1_000),
+                hash: try EntryFiles.keyHash(key), now: parts.clock.now)
+        }
+        #expect(try parts.placement("other0") == .inline)
+        // An index under 96 KiB is summed again within three measures.
+        var counted = 0
+        for _ in 0..<3 { counted = parts.maintenance.estimatedByteCount() }
+        #expect(counted >= 20_000, "\(counted)")
+    }
 }
