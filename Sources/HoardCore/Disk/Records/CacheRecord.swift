@@ -68,7 +68,7 @@ public enum CacheRecord {
     /// - Complexity: O(n) in the record (one checksum pass).
     static func verify(_ record: UnsafeRawBufferPointer, expectedKey: String?) -> Result<Header, Damage> {
         let header: Header
-        switch Header.parse(record) {
+        switch Header.parse(record, expectedKey: expectedKey) {
         case .success(let parsed): header = parsed
         case .failure(let error): return .failure(.header(error.description))
         }

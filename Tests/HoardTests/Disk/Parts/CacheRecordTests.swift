@@ -45,6 +45,37 @@ struct CacheRecordTests {
         }
     }
 
+    @Test func theKeyIsComparedByItsBytes() throws {
+        for key in ["photos/1.jpg", "фото/1.jpg", "", "e\u{301}"] {
+            var keyed = header
+            keyed.key = key
+            let (_, bytes) = CacheRecord.encode(header: keyed, payload: payload)
+            func verify(_ expected: String?) -> Result<CacheRecord.Header, CacheRecord.Damage> {
+                bytes.withUnsafeBytes { CacheRecord.verify($0, expectedKey: expected) }
+            }
+            #expect(try verify(key).get().key == key)
+            #expect(try verify(nil).get().key == key)
+            #expect(verify(key + "x") == .failure(.otherKey))
+            #expect(verify(String(key.dropLast())) == .failure(.otherKey) || key.isEmpty)
+            if key == "e\u{301}" { #expect(verify("\u{e9}") == .failure(.otherKey), "canonically equal is not equal") }
+        }
+        // Key bytes that are not UTF-8, under a header checksum that matches: refused whatever key
+        // is expected.
+        var keyed = header
+        keyed.key = "ab"
+        var (_, bytes) = CacheRecord.encode(header: keyed, payload: payload)
+        let keyStart = CacheRecord.Header.fixedByteCount
+        bytes[keyStart] = 0xFF
+        var checksum = CRC32C()
+        checksum.update(Array(bytes[0..<44]))
+        checksum.update(Array(bytes[keyStart..<keyStart + 2]))
+        withUnsafeBytes(of: checksum.value.littleEndian) { bytes.replaceSubrange(44..<48, with: $0) }
+        for expected in ["ab", "\u{FFFD}b", nil] as [String?] {
+            let result = bytes.withUnsafeBytes { CacheRecord.verify($0, expectedKey: expected) }
+            #expect(result == .failure(.header(CacheRecord.Header.ParseError.keyNotUTF8.description)), "\(String(describing: expected))")
+        }
+    }
+
     @Test func redisValueAndDiskRecordAreTheSameBytes() throws {
         let parts = try DiskParts()
         defer { parts.remove() }
