@@ -137,7 +137,7 @@ private func expectLookup(_ entry: DiskCache.Entry?, header: CacheRecord.Header?
 /// Puts `record` in the index under `key` as it is, whatever it holds.
 private func insertRow(hash: [UInt8], key: String, record: [UInt8]) throws {
     try cache.index.withConnection(writing: true) { connection in
-        let insert = try connection.statement(
+        let insert = try connection.uncachedStatement(
             "INSERT OR REPLACE INTO entries (hash, key, size, created, expires, used, record) VALUES (?1, ?2, ?3, 0, NULL, 0, ?4)")
         insert.bind(1, hash)
         insert.bind(2, key)
