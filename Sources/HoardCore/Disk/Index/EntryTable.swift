@@ -54,11 +54,9 @@ struct EntryTable {
         defer { select.reset() }
         select.bind(1, hash)
         guard try select.step() else { return nil }
-        return IndexRow(
-            hash: hash, byteCount: select.byteCount(0), lastUsed: select.double(1),
-            placement: Placement(rawValue: select.int(2)) ?? .file)
+        return IndexRow(hash: hash, select)
     }
-    private static let rowSQL = SQL("SELECT size, used, \(Placement.column) FROM entries WHERE hash = ?1")
+    private static let rowSQL = SQL("SELECT \(IndexRow.columnsBesideHash) FROM entries WHERE hash = ?1")
 
     /// Inserts or replaces the row of `header`'s key; `record` is the whole record for an inline
     /// entry, `segment` where it is for one in a segment, and both `nil` for one in its own file.

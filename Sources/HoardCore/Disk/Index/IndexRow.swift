@@ -24,7 +24,10 @@ struct IndexRow: Sendable, Hashable {
     var placement: Placement
 
     /// The columns, in this order, that a query selects first for ``init(_:)`` to read.
-    static let rowColumns = "hash, size, used, \(Placement.column)"
+    static let rowColumns = "hash, \(columnsBesideHash)"
+    /// The columns, in this order, that a query of a known hash selects first for
+    /// ``init(hash:_:firstColumn:)`` to read.
+    static let columnsBesideHash = "size, used, \(Placement.column)"
 
     init(hash: [UInt8], byteCount: Int, lastUsed: Double, placement: Placement) {
         self.hash = hash
@@ -35,8 +38,14 @@ struct IndexRow: Sendable, Hashable {
 
     /// The row at `statement`'s current step, which selected ``rowColumns`` first.
     init(_ statement: SQLiteStatement) {
+        self.init(hash: statement.blob(0), statement, firstColumn: 1)
+    }
+
+    /// The row of `hash` at `statement`'s current step, which selected ``columnsBesideHash`` from
+    /// `firstColumn` on.
+    init(hash: [UInt8], _ statement: SQLiteStatement, firstColumn: Int32 = 0) {
         self.init(
-            hash: statement.blob(0), byteCount: statement.byteCount(1), lastUsed: statement.double(2),
-            placement: Placement(rawValue: statement.int(3)) ?? .file)
+            hash: hash, byteCount: statement.byteCount(firstColumn), lastUsed: statement.double(firstColumn + 1),
+            placement: Placement(rawValue: statement.int(firstColumn + 2)) ?? .file)
     }
 }

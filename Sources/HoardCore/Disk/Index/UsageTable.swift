@@ -40,14 +40,10 @@ struct UsageTable {
             return (try current(), try EntryTable(connection: connection).row(hash))
         }
         let usage = DiskUsage(bytes: select.byteCount(3) + select.byteCount(4))
-        guard !select.isNull(0) else { return (usage, nil) }
-        let row = IndexRow(
-            hash: hash, byteCount: select.byteCount(0), lastUsed: select.double(1),
-            placement: IndexRow.Placement(rawValue: select.int(2)) ?? .file)
-        return (usage, row)
+        return (usage, select.isNull(0) ? nil : IndexRow(hash: hash, select))
     }
     private static let currentWithRowSQL = SQL(
-        "SELECT size, used, \(IndexRow.Placement.column), bytes, (SELECT total(length) FROM segments) "
+        "SELECT \(IndexRow.columnsBesideHash), bytes, (SELECT total(length) FROM segments) "
             + "FROM usage LEFT JOIN entries ON hash = ?1 WHERE id = 1")
 
     /// Sets the count of the bytes in entry files (a trim's count from the table).

@@ -167,7 +167,9 @@ extension CacheRecord {
         private static func bytes(_ bytes: UnsafeRawBufferPointer, areUTF8Of text: String) -> Bool {
             var text = text
             return text.withUTF8 { utf8 in
-                utf8.count == bytes.count && (utf8.isEmpty || memcmp(utf8.baseAddress!, bytes.baseAddress!, utf8.count) == 0)
+                guard utf8.count == bytes.count else { return false }
+                guard let left = utf8.baseAddress, let right = bytes.baseAddress else { return true }  // both empty
+                return memcmp(left, right, utf8.count) == 0
             }
         }
 
