@@ -19,9 +19,11 @@ func regularFiles(under root: URL) -> [String] {
 }
 
 /// The entry and temporary files a cache keeps under `root`, relative paths: every regular file
-/// but the folder's marker files (`.hoard-cache` and `CACHEDIR.TAG`) and its index database.
+/// but the folder's marker files (`.hoard-cache` and `CACHEDIR.TAG`), its index database and its
+/// space reserve.
 func cacheFiles(under root: URL) -> [String] {
     regularFiles(under: root).filter {
         $0 != DiskCache.markerFileName && $0 != CacheFolder.cacheDirectoryTagFileName && !$0.hasPrefix(DiskIndex.fileName)
+            && $0 != SpaceReserve.fileName
     }
 }

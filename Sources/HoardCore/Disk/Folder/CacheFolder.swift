@@ -198,7 +198,7 @@ struct CacheFolder: Sendable {
     /// Whether `name` is one Hoard gives the things it keeps in a cache folder.
     private static func isOwnName(_ name: String) -> Bool {
         let ownNames =
-            [markerFileName, cacheDirectoryTagFileName, ExpirationMark.fileName, DiskIndex.fileName]
+            [markerFileName, cacheDirectoryTagFileName, ExpirationMark.fileName, DiskIndex.fileName, SpaceReserve.fileName]
             + DiskIndex.companionSuffixes.map { DiskIndex.fileName + $0 }
         if name == "tmp" || EntryFiles.isShardName(name) || ownNames.contains(name) || SegmentFiles.id(inFileName: name) != nil {
             return true

@@ -57,6 +57,8 @@ final class DiskIndex: Sendable {
     private let rebuilding = Lock(false)
     /// The read transaction kept open between checkouts (see ``ReadLockHold``).
     private let readHold: ReadLockHold
+    /// The room a clean-up on a full disk gives the log (see ``withDatabaseForCleanup(_:)``).
+    let reserve: SpaceReserve
     /// What ``withDatabase(writing:_:)`` runs when it finds the database damaged (see ``setRepair(_:)``).
     private let repair = Lock<Repair?>(nil)
 
@@ -96,6 +98,7 @@ final class DiskIndex: Sendable {
         // commits past it at most. Half as much again is a log that could not start over.
         readHold = ReadLockHold(
             duration: Self.readHoldDuration, logPath: path + "-wal", logByteLimit: logLimit + logLimit / 2)
+        reserve = SpaceReserve(rootPath: rootPath, logByteLimit: logLimit)
     }
 
     deinit {
@@ -278,15 +281,16 @@ final class DiskIndex: Sendable {
     }
 
     /// Runs `body`, a clean-up that deletes rows; when the disk is full (SQLite needs log space to
-    /// delete rows), it runs once more after a checkpoint that gives the log's space back. A
-    /// clean-up removes its files inside its transactions, before the commit, so each attempt
-    /// frees what it can.
+    /// delete rows), it runs once more after removing the ``reserve`` and a checkpoint that gives
+    /// the log's space back. A clean-up removes its files inside its transactions, before the
+    /// commit, so each attempt frees what it can.
     ///
     /// - Throws: As ``withDatabase(writing:_:)``.
     func withDatabaseForCleanup<Result>(_ body: (SQLiteConnection) throws -> Result) throws -> Result {
         do {
             return try withDatabase(writing: true, body)
         } catch let error as DiskCacheError where error.errno == ENOSPC {
+            reserve.release()
             _ = try? withDatabase(writing: true) { try DatabaseFile(connection: $0).checkpoint(truncating: true) }
             return try withDatabase(writing: true, body)
         }

@@ -201,7 +201,7 @@ final class Maintenance: Sendable {
     /// Counts again (see ``recountUsage()``); returns what counts against the limit, and all the
     /// bytes on disk (the index's log and allowance included).
     func recount() throws -> (counted: Int, onDisk: Int) {
-        let (usage, removed) = try index.withDatabase(writing: true) { connection in
+        let (usage, removed) = try index.withDatabaseForCleanup { connection in
             try connection.writeTransaction { () -> (DiskUsage, [[UInt8]]) in
                 let entries = EntryTable(connection: connection)
                 let removed = try entries.mendNumbers()
@@ -273,6 +273,7 @@ final class Maintenance: Sendable {
             try segments.compact()
         }
         try files.removeAbandonedTemporaryFiles(now: now)
+        index.reserve.make()  // when a clean-up on a full disk took it and there is room again
         state.withLock { $0.lastScanDate = now }
         if removedCount > 0 { configuration.onTrim?(removedCount) }
     }

@@ -48,6 +48,7 @@ final class Reconciler: Sendable {
         } catch let error as SQLiteError {
             throw index.error(for: error, writing: true)
         }
+        index.reserve.make()
         if isNew, !indexingEntryFiles {
             // A new index in a cache of the current format: the folder is new (nothing to index),
             // or the index was removed or emptied behind the cache's back.

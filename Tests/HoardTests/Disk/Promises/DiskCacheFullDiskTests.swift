@@ -71,4 +71,48 @@ struct DiskCacheFullDiskTests {
         try cache.store(Data("tiny".utf8), forKey: "tiny")
         #expect(try cache.data(forKey: "tiny") == Data("tiny".utf8))
     }
+
+    /// The index's log holds every page it has written when no checkpoint ran yet (a few hundred
+    /// small writes): a checkpoint on a full disk then needs room to grow the database file that
+    /// the disk does not have, so the clean-up's own commit had nowhere to go.
+    @Test(
+        "A clean-up that frees no file still works on a disk the cache filled before its index log was ever checkpointed",
+        arguments: [Cleanup.removeOne, .trimToLimit])
+    func cleanupBeforeAnyCheckpoint(cleanup: Cleanup) throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        try FileManager.default.createDirectory(at: folder.cacheURL, withIntermediateDirectories: true)
+        try Tmpfs.mount(at: folder.cacheURL.path, byteCount: 8 << 20)
+        defer { Tmpfs.unmount(folder.cacheURL.path) }
+        let cache = try DiskCache(directory: folder.cacheURL, configuration: .init(sizeLimit: 1 << 40))
+        // Entry files fill the disk in few writes, then entries inside the index take the last bytes.
+        var inline: [String] = []
+        for (byteCount, count) in [(150_000, 1_000), (300, 20_000)] {
+            for index in 0..<count {
+                let key = "fill-\(byteCount)-\(index)"
+                do {
+                    try cache.store(StressValue.make(key: key, version: 1, byteCount: byteCount), forKey: key)
+                    if byteCount == 300 { inline.append(key) }
+                } catch let error as DiskCacheError where error.errno == ENOSPC {
+                    break
+                }
+            }
+        }
+        let walByteCount = (try? FileManager.default.attributesOfItem(atPath: folder.cacheURL.path + "/index.sqlite-wal"))?[.size] as? Int
+        #expect((walByteCount ?? 0) < 2 << 20, "the log was never checkpointed")
+        let last = try #require(inline.last)
+        switch cleanup {
+        case .trimToLimit:
+            try DiskCache(directory: folder.cacheURL, configuration: .init(sizeLimit: 1)).trim()
+            #expect(try cache.data(forKey: last) == nil)
+        default:
+            try cache.remove(forKey: last)  // an entry inside the index: removing it frees no file
+            #expect(try cache.data(forKey: last) == nil)
+            let first = try #require(inline.first)
+            #expect(try cache.data(forKey: first) == StressValue.make(key: first, version: 1, byteCount: 300))
+        }
+        let value = StressValue.make(key: "after", version: 1, byteCount: 20_000)
+        try cache.store(value, forKey: "after")
+        #expect(try cache.data(forKey: "after") == value)
+    }
 }
