@@ -34,6 +34,9 @@ final class HoardMetrics: Sendable {
     private let fetches: Counter
     private let fetchFailures: Counter
     private let fetchDuration: Timer
+    /// Whether the metrics go anywhere: not with swift-metrics' no-op factory, whose handlers
+    /// would be called for nothing on every read (a few existential calls per disk hit).
+    let isRecording: Bool
 
     /// Makes the metrics of the cache named `cacheName`, whose tiers are read in `tierOrder`
     /// (memory first), with `factory`.
@@ -52,10 +55,12 @@ final class HoardMetrics: Sendable {
         fetches = counter("hoard_fetches_total")
         fetchFailures = counter("hoard_fetch_failures_total")
         fetchDuration = Timer(label: "hoard_fetch_duration_seconds", dimensions: [cache], factory: factory)
+        isRecording = !(factory is NOOPMetricsHandler)
     }
 
     /// Counts `event` (as ``HoardStatistics`` does: a hit in one tier is a miss in those before it).
     func record(_ event: HoardEvent) {
+        guard isRecording else { return }
         switch event {
         case .hit(_, let tier):
             for position in tiers.indices {
@@ -81,6 +86,7 @@ final class HoardMetrics: Sendable {
 
     /// Records how long one fetch took, whether it succeeded or not.
     func recordFetch(duration: Duration) {
+        guard isRecording else { return }
         let (seconds, attoseconds) = duration.components
         let (nanoseconds, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
         fetchDuration.recordNanoseconds(overflow ? Int64.max : nanoseconds &+ attoseconds / 1_000_000_000)

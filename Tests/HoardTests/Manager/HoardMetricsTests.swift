@@ -1,3 +1,4 @@
+import CoreMetrics
 import Foundation
 import MetricsTestKit
 import Testing
@@ -52,5 +53,17 @@ struct HoardMetricsTests {
         fixture.hoard.clearMemory()
         #expect(try await fixture.hoard.retrieve(HoardUndecodableTests.ProfileV2.self, forKey: "p") == nil)
         #expect(try metrics.expectCounter("hoard_undecodable_entries_total", [("cache", "test")]).totalValue == 1)
+    }
+
+    @Test("metrics made with swift-metrics' no-op factory skip their handlers; any other factory gets every event")
+    func noOpFactorySkipsHandlers() throws {
+        let silent = HoardMetrics(cacheName: "c", tiers: [.memory, .disk], factory: NOOPMetricsHandler.instance)
+        #expect(!silent.isRecording)
+        let metrics = TestMetrics()
+        let recording = HoardMetrics(cacheName: "c", tiers: [.memory, .disk], factory: metrics)
+        #expect(recording.isRecording)
+        recording.record(.hit(key: "k", tier: .disk))
+        #expect(try metrics.expectCounter("hoard_hits_total", [("cache", "c"), ("tier", "disk")]).totalValue == 1)
+        #expect(try metrics.expectCounter("hoard_misses_total", [("cache", "c"), ("tier", "memory")]).totalValue == 1)
     }
 }
