@@ -24,6 +24,8 @@ struct SpaceReserve: Sendable {
     /// The reserve's name in the cache folder.
     static let fileName = "space-reserve"
 
+    /// The cache folder.
+    let rootPath: String
     /// The reserve's path.
     let path: String
     /// Its size: half the index's log limit, which is what a checkpoint can need the database
@@ -32,6 +34,7 @@ struct SpaceReserve: Sendable {
 
     /// The reserve of the cache in `rootPath`, whose index's log is limited to `logByteLimit`.
     init(rootPath: String, logByteLimit: Int) {
+        self.rootPath = rootPath
         path = rootPath + "/" + Self.fileName
         byteCount = Self.byteCount(forLogByteLimit: logByteLimit)
     }
@@ -51,7 +54,7 @@ struct SpaceReserve: Sendable {
         case .failure(let error) where error.errno == ENOENT: break
         case .failure: return false
         }
-        guard let free = Self.availableByteCount(at: path), free / 2 >= byteCount else { return false }
+        guard let free = Self.availableByteCount(in: rootPath), free / 2 >= byteCount else { return false }
         guard case .success(let descriptor) = FileSystem.open(path, flags: FileSystem.createExclusiveFlags, mode: 0o600)
         else { return false }  // another process is making it, or the folder is not writable
         defer { FileSystem.close(descriptor) }
@@ -76,12 +79,11 @@ struct SpaceReserve: Sendable {
         return (try? FileSystem.unlink(path).get()) != nil
     }
 
-    /// The bytes an unprivileged writer may still write on the file system holding the folder of
-    /// `path`, or `nil` when it cannot be told.
-    private static func availableByteCount(at path: String) -> Int? {
-        let folder = String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)])
+    /// The bytes an unprivileged writer may still write on the file system holding `folder`, or
+    /// `nil` when it cannot be told.
+    private static func availableByteCount(in folder: String) -> Int? {
         var info = statvfs()
-        guard statvfs(folder.isEmpty ? "/" : folder, &info) == 0 else { return nil }
+        guard statvfs(folder, &info) == 0 else { return nil }
         let (bytes, overflow) = Int(clamping: info.f_bavail).multipliedReportingOverflow(by: Int(clamping: info.f_frsize))
         return overflow ? .max : bytes
     }

@@ -46,8 +46,7 @@ struct SpaceReserveTests {
     func itIsNotMadeWithoutTwiceItsSizeFree() throws {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
-        try FileManager.default.createDirectory(at: folder.cacheURL, withIntermediateDirectories: true)
-        try Tmpfs.mount(at: folder.cacheURL.path, byteCount: 1 << 20)
+        try Tmpfs.mountCacheFolder(of: folder, byteCount: 1 << 20)
         defer { Tmpfs.unmount(folder.cacheURL.path) }
         let large = SpaceReserve(rootPath: folder.cacheURL.path, logByteLimit: 1 << 20)  // 576 KiB of 1 MiB
         #expect(!large.make())

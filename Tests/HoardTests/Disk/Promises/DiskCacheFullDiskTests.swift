@@ -17,12 +17,6 @@ struct DiskCacheFullDiskTests {
         var testDescription: String { rawValue }
     }
 
-    /// Mounts an 8 MiB tmpfs as `folder`'s cache folder; unmount it with `Tmpfs.unmount`.
-    static func mountSmallDisk(at folder: TemporaryDirectory) throws {
-        try FileManager.default.createDirectory(at: folder.cacheURL, withIntermediateDirectories: true)
-        try Tmpfs.mount(at: folder.cacheURL.path, byteCount: 8 << 20)
-    }
-
     /// Fills an 8 MiB tmpfs with entries of every placement until a store fails for lack of space.
     static func fill(_ cache: DiskCache) throws -> [String] {
         var stored: [String] = []
@@ -47,7 +41,7 @@ struct DiskCacheFullDiskTests {
     func cleanupOnFullDisk(cleanup: Cleanup) throws {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
-        try Self.mountSmallDisk(at: folder)
+        try Tmpfs.mountCacheFolder(of: folder, byteCount: 8 << 20)
         defer { Tmpfs.unmount(folder.cacheURL.path) }
         let cache = try DiskCache(directory: folder.cacheURL, configuration: .init(sizeLimit: 1 << 40))
         let stored = try Self.fill(cache)
@@ -86,7 +80,7 @@ struct DiskCacheFullDiskTests {
     func cleanupBeforeAnyCheckpoint(cleanup: Cleanup) throws {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
-        try Self.mountSmallDisk(at: folder)
+        try Tmpfs.mountCacheFolder(of: folder, byteCount: 8 << 20)
         defer { Tmpfs.unmount(folder.cacheURL.path) }
         let cache = try DiskCache(directory: folder.cacheURL, configuration: .init(sizeLimit: 1 << 40))
         // Entry files fill the disk in few writes, then entries inside the index take the last bytes.

@@ -43,6 +43,13 @@ enum Tmpfs {
         #endif
     }
 
+    /// Makes `folder`'s cache folder and mounts a tmpfs of `byteCount` bytes on it: a small disk
+    /// for the cache to fill. Unmount it with ``unmount(_:)``.
+    static func mountCacheFolder(of folder: TemporaryDirectory, byteCount: Int) throws {
+        try FileManager.default.createDirectory(at: folder.cacheURL, withIntermediateDirectories: true)
+        try mount(at: folder.cacheURL.path, byteCount: byteCount)
+    }
+
     static func remountReadOnly(_ path: String) throws {
         #if os(Linux)
             guard Glibc.mount("tmpfs", path, "tmpfs", UInt(MS_REMOUNT | MS_RDONLY), nil) == 0 else {
