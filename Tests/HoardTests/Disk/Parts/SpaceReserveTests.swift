@@ -42,6 +42,23 @@ struct SpaceReserveTests {
         #expect(FileManager.default.fileExists(atPath: reserve.path, isDirectory: &isFolder) && isFolder.boolValue)
     }
 
+    @Test("a reserve a killed process left short is completed; one with a second link is left alone")
+    func aShortReserveIsCompletedALinkedOneLeftAlone() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let reserve = SpaceReserve(rootPath: folder.url.path, logByteLimit: 256 * 1024)
+        #expect(FileManager.default.createFile(atPath: reserve.path, contents: Data(repeating: 0, count: 1000)))
+        #expect(reserve.make())
+        #expect(try FileManager.default.attributesOfItem(atPath: reserve.path)[.size] as? Int == reserve.byteCount)
+
+        try FileManager.default.removeItem(atPath: reserve.path)
+        let other = folder.url.appendingPathComponent("other").path
+        #expect(FileManager.default.createFile(atPath: other, contents: Data("theirs".utf8)))
+        try FileManager.default.linkItem(atPath: other, toPath: reserve.path)
+        #expect(!reserve.make())
+        #expect(try Data(contentsOf: URL(fileURLWithPath: other)) == Data("theirs".utf8))
+    }
+
     @Test(.enabled(if: Tmpfs.canMount, "needs root and mount rights for a small tmpfs"))
     func itIsNotMadeWithoutTwiceItsSizeFree() throws {
         let folder = try TemporaryDirectory()
