@@ -114,8 +114,12 @@ struct DiskCacheTrimTests {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         // No low-water slack: a single write no scan saw would show as bytes over the limit.
-        let configuration = DiskCache.Configuration(
+        var configuration = DiskCache.Configuration(
             sizeLimit: 16 * 1024, lowWaterMarkRatio: 1, recencyUpdateInterval: 0, rescanInterval: 0)
+        // Six threads trimming after every write keep the write lock busy: under a sanitizer on a
+        // loaded machine a store may wait past the default 2 s. This test checks the bound, not
+        // the wait (DiskCacheStalledWriterTests does).
+        configuration.writeLockTimeout = 60
         let caches = try (0..<2).map { _ in try DiskCache(directory: folder.cacheURL, configuration: configuration) }
         let failures = Lock<[String]>([])
         let finished = DispatchGroup()
@@ -160,7 +164,7 @@ struct DiskCacheTrimTests {
         try Data("notes".utf8).write(to: URL(filePath: "\(tmp)/notes.tmp"))
         // A writer in progress: the file is flock'ed through another open file description.
         let live = "\(tmp)/99997-live.tmp"
-        let descriptor = open(live, O_WRONLY | O_CREAT | O_EXCL, 0o644)
+        let descriptor = open(live, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)  // no child of another test keeps its lock
         try #require(descriptor >= 0)
         #expect(flock(descriptor, LOCK_EX | LOCK_NB) == 0)
 
@@ -180,7 +184,7 @@ struct DiskCacheTrimTests {
         defer { fixture.remove() }
         for index in 0..<10 { try fixture.cache.store(Data([UInt8(index)]), forKey: "\(index)") }
         let live = "\(fixture.cache.temporaryDirectoryPath)/99997-live.tmp"
-        let descriptor = open(live, O_WRONLY | O_CREAT | O_EXCL, 0o644)
+        let descriptor = open(live, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)  // no child of another test keeps its lock
         defer { close(descriptor) }
         #expect(flock(descriptor, LOCK_EX | LOCK_NB) == 0)
         try fixture.cache.removeAll()

@@ -160,12 +160,17 @@ struct DiskCacheIndexDamageTests {
     @Test("Twelve caches opened at once on a new folder, again and again, all open")
     func concurrentOpens() throws {
         let failures = Lock<[String]>([])
+        let configuration = {
+            var configuration = DiskCache.Configuration()
+            configuration.writeLockTimeout = 60  // the first store of each trims: twelve wait in turn
+            return configuration
+        }()
         for _ in 0..<30 {
             let folder = try TemporaryDirectory()
             defer { folder.remove() }
             DispatchQueue.concurrentPerform(iterations: 12) { index in
                 do {
-                    let cache = try DiskCache(directory: folder.cacheURL)
+                    let cache = try DiskCache(directory: folder.cacheURL, configuration: configuration)
                     try cache.store(Data("\(index)".utf8), forKey: "\(index)")
                     _ = try cache.totalSize
                 } catch {
