@@ -127,11 +127,6 @@ func compactLoop(_ arguments: [String]) throws -> Never {
     }
 }
 
-/// The write-lock wait of children that write beside other writers: under a sanitizer on a loaded
-/// machine a store waited past the default 2 s. They check values and bounds, not that wait
-/// (DiskCacheStalledWriterTests does).
-let patientWriteLockTimeout: TimeInterval = 60
-
 func stress(_ arguments: [String]) throws -> Never {
     guard arguments.count == 5, let seconds = Double(arguments[1]), let workerCount = Int(arguments[2]),
         let sizeLimit = Int(arguments[3]), let keyCount = Int(arguments[4])
@@ -139,10 +134,10 @@ func stress(_ arguments: [String]) throws -> Never {
     let log = LogCounter()
     // A rescan interval of 0: every write is followed by a scan, so the processes together keep
     // the folder within the limit once they stop (see DiskCache's documentation).
-    var configuration = DiskCache.Configuration(
-        sizeLimit: sizeLimit, recencyUpdateInterval: 0, rescanInterval: 0, logger: log.logger())
     // Eight workers trimming after every write keep the write lock busy.
-    configuration.writeLockTimeout = patientWriteLockTimeout
+    let configuration = DiskCache.Configuration(
+        sizeLimit: sizeLimit, recencyUpdateInterval: 0, rescanInterval: 0, logger: log.logger()
+    ).waitingLongForTheWriteLock()
     let cache = try DiskCache(directory: URL(filePath: arguments[0]), configuration: configuration)
     let total = Lock(StressCounts())
     let deadline = Date().addingTimeInterval(seconds)
@@ -249,9 +244,9 @@ func overwriteLoop(_ arguments: [String]) throws {
         let valueByteCount = Int(arguments[3]), let keyCount = Int(arguments[4]),
         let minimumWrites = arguments.count == 6 ? Int(arguments[5]) : 0
     else { fail("usage: overwrite-loop DIR SIZE_LIMIT SECONDS VALUE_BYTES KEYS [MIN_WRITES]") }
-    var configuration = DiskCache.Configuration(sizeLimit: sizeLimit)
-    configuration.writeLockTimeout = patientWriteLockTimeout
-    let cache = try DiskCache(directory: URL(filePath: arguments[0]), configuration: configuration)
+    let cache = try DiskCache(
+        directory: URL(filePath: arguments[0]),
+        configuration: DiskCache.Configuration(sizeLimit: sizeLimit).waitingLongForTheWriteLock())
     let start = Date()
     var writes = 0
     while Date().timeIntervalSince(start) < seconds || (writes < minimumWrites && Date().timeIntervalSince(start) < 300) {
@@ -339,9 +334,9 @@ do {
     case "torture": try torture(Array(arguments.dropFirst()))
     case "overwrite-loop": try overwriteLoop(Array(arguments.dropFirst()))
     case "open" where arguments.count == 2:
-        var configuration = DiskCache.Configuration()
-        configuration.writeLockTimeout = patientWriteLockTimeout  // eight at once, each trimming first
-        let cache = try DiskCache(directory: URL(filePath: arguments[1]), configuration: configuration)
+        // Eight at once, each trimming first.
+        let cache = try DiskCache(
+            directory: URL(filePath: arguments[1]), configuration: DiskCache.Configuration().waitingLongForTheWriteLock())
         try cache.store(Data("opened".utf8), forKey: "opened \(getpid())")
         _ = try cache.totalSize
         print("opened")

@@ -114,12 +114,10 @@ struct DiskCacheTrimTests {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         // No low-water slack: a single write no scan saw would show as bytes over the limit.
-        var configuration = DiskCache.Configuration(
-            sizeLimit: 16 * 1024, lowWaterMarkRatio: 1, recencyUpdateInterval: 0, rescanInterval: 0)
-        // Six threads trimming after every write keep the write lock busy: under a sanitizer on a
-        // loaded machine a store may wait past the default 2 s. This test checks the bound, not
-        // the wait (DiskCacheStalledWriterTests does).
-        configuration.writeLockTimeout = 60
+        // Six threads trimming after every write keep the write lock busy.
+        let configuration = DiskCache.Configuration(
+            sizeLimit: 16 * 1024, lowWaterMarkRatio: 1, recencyUpdateInterval: 0, rescanInterval: 0
+        ).waitingLongForTheWriteLock()
         let caches = try (0..<2).map { _ in try DiskCache(directory: folder.cacheURL, configuration: configuration) }
         let failures = Lock<[String]>([])
         let finished = DispatchGroup()

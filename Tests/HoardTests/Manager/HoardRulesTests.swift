@@ -282,14 +282,12 @@ struct HoardRulesTests {
     }
 
     /// Every regular file under `root` with its bytes, but the index and its log, which change
-    /// as they are read (and `Data(contentsOf:)` leaks its buffer under LeakSanitizer when a file
-    /// is empty or grows while it reads, see FolderSnapshot).
+    /// while they are read (`Data(contentsOf:)` leaks its buffer under LeakSanitizer when a file
+    /// grows as it reads).
     func snapshot(of root: URL) -> [String: Data] {
         var files: [String: Data] = [:]
         for path in regularFiles(under: root) where !path.hasPrefix(DiskIndex.fileName) {
-            let url = root.appending(path: path)
-            let isEmpty = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? Int == 0
-            files[path] = isEmpty ? Data() : try? Data(contentsOf: url)
+            files[path] = try? TestFiles.read(root.appending(path: path))
         }
         return files
     }

@@ -5,8 +5,9 @@ import Testing
 
 @testable import HoardCore
 
-/// The room kept for a clean-up on a full disk, on its own: made whole or not at all, never
-/// through a link or over something else, and removed only when it is a regular file.
+/// The room kept for a clean-up on a full disk, on its own: made whole or not at all, completed
+/// when short, never through a link or into a file another name shares, and removed only when it
+/// is a regular file.
 @Suite("SpaceReserve")
 struct SpaceReserveTests {
     @Test func itIsMadeOnceWholeAndReleased() throws {

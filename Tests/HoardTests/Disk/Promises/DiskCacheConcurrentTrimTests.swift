@@ -14,10 +14,8 @@ struct DiskCacheConcurrentTrimTests {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         // Two instances: nothing in common but the folder, as two processes.
-        // A trimmer that never pauses keeps the write lock busy: stores may wait longer than the
-        // default 2 s on a loaded machine (the wait's bound has its own test).
-        var configuration = DiskCache.Configuration(sizeLimit: 1 << 40)
-        configuration.writeLockTimeout = 60
+        // A trimmer that never pauses keeps the write lock busy.
+        let configuration = DiskCache.Configuration(sizeLimit: 1 << 40).waitingLongForTheWriteLock()
         let writer = try DiskCache(directory: folder.cacheURL, configuration: configuration)
         let trimmer = try DiskCache(directory: folder.cacheURL, configuration: configuration)
         let stop = Lock(false)

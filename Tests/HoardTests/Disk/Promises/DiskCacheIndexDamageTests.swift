@@ -160,11 +160,8 @@ struct DiskCacheIndexDamageTests {
     @Test("Twelve caches opened at once on a new folder, again and again, all open")
     func concurrentOpens() throws {
         let failures = Lock<[String]>([])
-        let configuration = {
-            var configuration = DiskCache.Configuration()
-            configuration.writeLockTimeout = 60  // the first store of each trims: twelve wait in turn
-            return configuration
-        }()
+        // The first store of each trims: twelve wait in turn.
+        let configuration = DiskCache.Configuration().waitingLongForTheWriteLock()
         for _ in 0..<30 {
             let folder = try TemporaryDirectory()
             defer { folder.remove() }
