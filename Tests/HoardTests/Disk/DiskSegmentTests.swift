@@ -75,7 +75,9 @@ struct DiskSegmentTests {
         let bytesBefore: Int = before.values.reduce(0, +)
         let bytesAfter: Int = after.values.reduce(0, +)
         let bound: Int = 2 * live + fixture.cache.segments.byteLimit
-        #expect(bytesAfter < bytesBefore * 2 / 3, "\(before) -> \(after)")
+        // How much the trim finds depends on what the trims the stores caused (over the 4 MiB
+        // limit) compacted already; what holds after any compaction is the bound below.
+        #expect(bytesAfter < bytesBefore, "\(before) -> \(after)")
         #expect(bytesAfter <= bound, "\(after), live \(live)")
         #expect(Set(after.keys) != Set(before.keys), "no segment was compacted away: \(before) -> \(after)")
         for key in keys {
@@ -223,12 +225,19 @@ struct DiskSegmentTests {
         try cache.store(large, forKey: "large")
         #expect(try IndexSurgery.placement(in: cache, key: "large") == .segment)
         #expect(try cache.data(forKey: "large") == large)
-        let version = try cache.index.withConnection(writing: true) { connection -> Int in
-            let statement = try connection.uncachedStatement("PRAGMA user_version")
-            defer { statement.reset() }
-            return try statement.step() ? statement.int(0) : -1
+        let schema = try Self.schema(of: cache)
+        #expect(schema.version == DiskIndex.schemaVersion && schema.version == 4)
+    }
+
+    /// The index's schema version, and whether it still has schema 3's index on the last-use date.
+    private static func schema(of cache: DiskCache) throws -> (version: Int, hasUseIndex: Bool) {
+        try cache.index.withConnection(writing: true) { connection in
+            let version = try connection.uncachedStatement("PRAGMA user_version")
+            defer { version.reset() }
+            let useIndex = try connection.uncachedStatement("SELECT count(*) FROM sqlite_schema WHERE name = 'entries_by_use'")
+            defer { useIndex.reset() }
+            return (try version.step() ? version.int(0) : -1, try useIndex.step() && useIndex.int(0) > 0)
         }
-        #expect(version == DiskIndex.schemaVersion && version == 3)
     }
 
     @Test("An index of schema 2 (the last released format: no usage count) opens with its entries and counts them")
@@ -242,7 +251,8 @@ struct DiskSegmentTests {
             for (key, value) in values { try cache.store(value, forKey: key) }
             expected = try cache.index.withDatabase(writing: false) { try UsageTable(connection: $0).current() }.bytes
             try cache.index.withConnection(writing: true) { connection in
-                try connection.execute("DROP TABLE usage; PRAGMA user_version = 2;")
+                try connection.execute(
+                    "DROP TABLE usage; CREATE INDEX entries_by_use ON entries (used, size); PRAGMA user_version = 2;")
             }
             cache.index.closeIdleConnections()
         }
@@ -252,6 +262,33 @@ struct DiskSegmentTests {
         let counted = try cache.index.withDatabase(writing: false) { try UsageTable(connection: $0).current() }
         #expect(counted.bytes == expected, "the count made from the tables matches the one kept by the writes")
         #expect(counted.bytes > 100_000)
+        #expect(log.lines(containing: "damaged").isEmpty)
+        #expect(try Self.schema(of: cache) == (version: 4, hasUseIndex: false))
+    }
+
+    @Test("An index of schema 3 (an index on the last-use date) opens with its entries, in the order they were stored")
+    func schemaThreeIndex() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let values = [100, 10_000, 100_000, 200].map { (key: "k\($0)", value: StressValue.make(key: "k\($0)", version: 1, byteCount: $0)) }
+        do {
+            let cache = try DiskCache(directory: folder.cacheURL)
+            for (key, value) in values { try cache.store(value, forKey: key) }
+            try cache.index.withConnection(writing: true) { connection in
+                try connection.execute("CREATE INDEX entries_by_use ON entries (used, size); PRAGMA user_version = 3;")
+            }
+            cache.index.closeIdleConnections()
+        }
+        let log = LogRecorder()
+        let cache = try DiskCache(directory: folder.cacheURL, configuration: .init(logger: log.logger()))
+        #expect(try Self.schema(of: cache) == (version: 4, hasUseIndex: false))
+        for (key, value) in values { #expect(try cache.data(forKey: key) == value) }
+        let order = try cache.index.withDatabase(writing: false) {
+            try EntryTable(connection: $0).leastRecentlyUsed(atLeast: .max).map(\.hash)
+        }
+        #expect(order == (try values.map { try EntryFiles.keyHash($0.key) }))
+        try cache.store(Data("after".utf8), forKey: "after")
+        #expect(try cache.data(forKey: "after") == Data("after".utf8))
         #expect(log.lines(containing: "damaged").isEmpty)
     }
 }

@@ -41,8 +41,10 @@ final class DiskIndex: Sendable {
 
     /// The schema this version writes, kept in `PRAGMA user_version`: 1 kept every small record
     /// inside the index, 2 adds segment files for records from ``SegmentStore/recordThreshold`` on,
-    /// 3 adds the `usage` row: the bytes segment and entry files take (see ``UsageTable``).
-    static let schemaVersion = 3
+    /// 3 adds the `usage` row: the bytes segment and entry files take (see ``UsageTable``), 4 keeps
+    /// the rows in order of use by their rowid instead of an index on the last-use date (see
+    /// ``EntryTable``).
+    static let schemaVersion = 4
 
     /// The database's path.
     let path: String
@@ -149,7 +151,6 @@ final class DiskIndex: Sendable {
                             segment INTEGER,
                             offset INTEGER
                         );
-                        CREATE INDEX entries_by_use ON entries (used, size);
                         \(IndexSchema.segmentsTable)
                         \(IndexSchema.usageTable)
                         PRAGMA user_version = \(Self.schemaVersion);
@@ -163,6 +164,7 @@ final class DiskIndex: Sendable {
                         ALTER TABLE entries ADD COLUMN offset INTEGER;
                         \(IndexSchema.segmentsTable)
                         \(IndexSchema.usageTable)
+                        \(IndexSchema.dropUseIndex)
                         PRAGMA user_version = \(Self.schemaVersion);
                         """)
                     try IndexSchema.seedSegmentIdentifiers(on: connection, rootPath: rootPath)
@@ -171,8 +173,12 @@ final class DiskIndex: Sendable {
                     try connection.execute(
                         """
                         \(IndexSchema.usageTable)
+                        \(IndexSchema.dropUseIndex)
                         PRAGMA user_version = \(Self.schemaVersion);
                         """)
+                    return false
+                case 3:
+                    try connection.execute("\(IndexSchema.dropUseIndex) PRAGMA user_version = \(Self.schemaVersion);")
                     return false
                 default:
                     return false

@@ -6,8 +6,11 @@ import Foundation
 /// where the record is (inside the row under ``SegmentStore/recordThreshold``, in a segment
 /// at an offset, or in a file of its own when both are `NULL`).
 ///
-/// Invariant: numbers read back are held to 0 through 2⁴⁸ before use (``SQLiteStatement/byteCount(_:)``),
-/// and ``mendNumbers()`` drops rows whose numbers no write could have made.
+/// Invariant: the rows are in order of use: a row written or marked used takes a rowid above every
+/// other's, so that the table read from its start gives the least recently used first, with no
+/// index on the last-use date for every store to write. Numbers read back are held to 0 through
+/// 2⁴⁸ before use (``SQLiteStatement/byteCount(_:)``), and ``mendNumbers()`` drops rows whose
+/// numbers no write could have made.
 struct EntryTable {
     let connection: SQLiteConnection
 
@@ -58,7 +61,8 @@ struct EntryTable {
     }
     private static let rowSQL = SQL("SELECT \(IndexRow.columnsBesideHash) FROM entries WHERE hash = ?1")
 
-    /// Inserts or replaces the row of `header`'s key; `record` is the whole record for an inline
+    /// Inserts or replaces the row of `header`'s key, as the most recently used row (SQLite gives a
+    /// new row the rowid after the largest); `record` is the whole record for an inline
     /// entry, `segment` where it is for one in a segment, and both `nil` for one in its own file.
     func upsert(
         hash: [UInt8], header: CacheRecord.Header, used: Date, record: UnsafeRawBufferPointer?,
@@ -95,7 +99,7 @@ struct EntryTable {
     }
     private static let deleteSQL = SQL("DELETE FROM entries WHERE hash = ?1")
 
-    /// Sets the last-use date of `hash`.
+    /// Sets the last-use date of `hash` and makes its row the most recently used.
     func markUsed(_ hash: [UInt8], at date: Date) throws {
         let update = try connection.statement(Self.markUsedSQL)
         defer { update.reset() }
@@ -103,7 +107,14 @@ struct EntryTable {
         update.bind(2, date.timeIntervalSinceReferenceDate)
         try update.run()
     }
-    private static let markUsedSQL = SQL("UPDATE entries SET used = ?2 WHERE hash = ?1")
+    // The row moves to the end of the table's order. A damaged rowid at the top of the range
+    // would leave no room: then nothing is marked, until a recount drops that row.
+    private static let markUsedSQL = SQL(
+        "UPDATE entries SET rowid = (SELECT max(rowid) FROM entries) + 1, used = ?2 "
+            + "WHERE hash = ?1 AND (SELECT max(rowid) FROM entries) < \(maximumRowID)")
+
+    /// The largest rowid a write makes: far beyond any count of writes, far below SQLite's largest.
+    static let maximumRowID: Int64 = 1 << 62
 
     /// Points the row of `hash` at a new place in the segments (a compaction moved its record).
     func move(_ hash: [UInt8], to location: SegmentLocation) throws {
@@ -165,9 +176,9 @@ struct EntryTable {
     }
     private static let fileRowsSQL = SQL("SELECT \(IndexRow.rowColumns) FROM entries WHERE \(Placement.isFile)")
 
-    /// The least recently used rows whose records, and about what their rows take in the index
-    /// (the key and a few numbers), add up to at least `byteCount`; an inline row counts its
-    /// record's own length.
+    /// The least recently used rows (the first in the table's order) whose records, and about what
+    /// their rows take in the index (the key and a few numbers), add up to at least `byteCount`;
+    /// an inline row counts its record's own length.
     func leastRecentlyUsed(atLeast byteCount: Int) throws -> [IndexRow] {
         let select = try connection.statement(Self.leastRecentlyUsedSQL)
         defer { select.reset() }
@@ -183,7 +194,7 @@ struct EntryTable {
     }
     private static let leastRecentlyUsedSQL = SQL(
         "SELECT hash, CASE WHEN record IS NOT NULL THEN length(record) ELSE size END, used, "
-            + "\(Placement.column), length(CAST(key AS BLOB)) FROM entries ORDER BY used, hash")
+            + "\(Placement.column), length(CAST(key AS BLOB)) FROM entries ORDER BY rowid")
 
     /// Calls `body` with each live inline entry's key and the first bytes of its payload (up to
     /// 16 KiB, borrowed, unverified), and returns the rows `body` picked.
@@ -279,8 +290,9 @@ struct EntryTable {
         "SELECT total(CASE WHEN \(Placement.isFile) THEN size ELSE 0 END), total(length(record)) FROM entries")
 
     /// Mends the numbers no write could have made: an inline row's size becomes its record's
-    /// length; a row with a size or offset beyond any record is deleted (its entry file, if any,
-    /// is indexed again by the next reconciliation). Call in a write transaction.
+    /// length; a row with a size or offset beyond any record, or a rowid past ``maximumRowID``
+    /// (which would leave the rows no room to keep their order), is deleted (its entry file, if
+    /// any, is indexed again by the next reconciliation). Call in a write transaction.
     ///
     /// - Returns: The hashes of the rows deleted.
     func mendNumbers() throws -> [[UInt8]] {
@@ -298,7 +310,8 @@ struct EntryTable {
 
     /// SQL that picks the rows whose numbers no write could have made.
     private static let damagedNumbers = """
-        record IS NULL AND (typeof(size) != 'integer' OR size < \(CacheRecord.Header.fixedByteCount)
+        rowid > \(maximumRowID)
+        OR record IS NULL AND (typeof(size) != 'integer' OR size < \(CacheRecord.Header.fixedByteCount)
             OR size > \(SQLiteStatement.maximumByteCount)
             OR (segment IS NOT NULL AND (size > \(DiskCache.maximumInlineRecordByteCount)
                 OR typeof(offset) != 'integer' OR offset < 0 OR offset > \(SQLiteStatement.maximumByteCount))))

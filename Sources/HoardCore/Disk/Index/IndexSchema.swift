@@ -14,6 +14,11 @@ enum IndexSchema {
                 WHERE record IS NULL AND segment IS NULL AND size BETWEEN 0 AND 281474976710656) AS INTEGER));
         """
 
+    /// Drops the index on the last-use date that schemas 1 to 3 kept: from schema 4 the rows' order
+    /// is their order of use (see ``EntryTable``), and every store wrote one page fewer without it
+    /// (Benchmarks/RESULTS.md). The rows an earlier version wrote are in the order they were stored.
+    static let dropUseIndex = "DROP INDEX IF EXISTS entries_by_use;"
+
     /// Sets WAL mode, trying again for a while when another connection holds a lock: SQLite
     /// answers `SQLITE_BUSY` to the change at once, without waiting.
     static func setWALMode(on connection: SQLiteConnection, busyTimeoutMilliseconds: Int32) throws {

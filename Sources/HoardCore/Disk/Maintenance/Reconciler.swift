@@ -82,7 +82,9 @@ final class Reconciler: Sendable {
     @discardableResult
     func reconcile() throws -> Int {
         let now = configuration.now()
-        let scanned = try files.scan()
+        // Oldest first: the files it indexes take their places in the table's order of use (see
+        // ``EntryTable``) in the order they were last written, after the rows already there.
+        let scanned = try files.scan().sorted { $0.status.modificationDate < $1.status.modificationDate }
         var seen = Set<String>()
         var adopted = 0
         for batch in stride(from: 0, to: scanned.count, by: 512).map({ scanned[$0..<min($0 + 512, scanned.count)] }) {

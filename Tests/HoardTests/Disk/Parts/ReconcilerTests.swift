@@ -46,6 +46,34 @@ struct ReconcilerTests {
         #expect(try parts.read("k") == Data("small".utf8))
     }
 
+    @Test func theFilesItIndexesTakeTheirPlacesInTheOrderOfUseByModificationDate() throws {
+        let parts = try DiskParts()
+        defer { parts.remove() }
+        let keys = (0..<6).map { "file\($0)" }
+        for key in keys { try parts.store(key, DiskParts.payload(key, byteCount: byteCount)) }
+        // Written last, used longest ago: the reverse of the order they were stored in.
+        for (position, key) in keys.enumerated() {
+            try FileManager.default.setAttributes(
+                [.modificationDate: Date(timeIntervalSince1970: 1_000_000_000 - Double(position) * 1_000)],
+                ofItemAtPath: parts.files.path(of: try EntryFiles.fileName(forKey: key)))
+        }
+        let hashes = try keys.map { try EntryFiles.keyHash($0) }
+        try parts.index.withDatabase(writing: true) { connection in
+            try connection.writeTransaction {
+                for (hash, key) in zip(hashes, keys) {
+                    try EntryTable(connection: connection).delete(hash)
+                    try UsageTable(connection: connection).addFileBytes(-(48 + key.utf8.count + byteCount))
+                }
+            }
+        }
+        #expect(try parts.reconciler.reconcile() == keys.count)
+        let order = try parts.index.withDatabase(writing: false) {
+            try EntryTable(connection: $0).leastRecentlyUsed(atLeast: .max).map(\.hash)
+        }
+        #expect(order == hashes.reversed())
+        for key in keys { #expect(try parts.read(key) == DiskParts.payload(key, byteCount: byteCount)) }
+    }
+
     @Test func aDamagedIndexIsRebuiltFromTheEntryFiles() throws {
         let parts = try DiskParts()
         defer { parts.remove() }
