@@ -1,0 +1,145 @@
+/*
+ * file-store-floor.c: the work a store of a record in a file of its own cannot avoid, and nothing
+ * else: the record (a 48-byte header and the value) written to a new temporary file in 256 KiB
+ * chunks with its CRC-32C computed on the way (Hoard's own `hoard_crc32c_update`, the fastest path
+ * the CPU has), the header written last, and the file renamed into
+ * its shard folder under the SHA-256 of its key. With "index", each store also commits the row in
+ * an SQLite index opened as DiskCache opens it (WAL, synchronous=OFF, no memory map, 4 KiB pages,
+ * auto_vacuum=INCREMENTAL): the row and the usage count in one transaction, after the rename.
+ *
+ *   clang -O2 -I Sources/CHoardSupport/include -o /tmp/file-store-floor Benchmarks/probes/file-store-floor.c \
+ *       Sources/CHoardSupport/checksum.c -lsqlite3 -lcrypto -lpthread
+ *   rm -rf /dev/shm/f && mkdir /dev/shm/f && /tmp/file-store-floor /dev/shm/f files 1048576 200 2
+ *
+ * MODE: files or index. COUNT stores of keys "key-%08d" of a VALUE_SIZE value, repeated for
+ * SECONDS (each round overwrites the same keys, as `HoardMeasure disk-loop --op store` does);
+ * prints stores/s. One thread.
+ */
+#define _GNU_SOURCE
+#include "CHoardSupport.h"
+#include <fcntl.h>
+#include <openssl/sha.h>
+#include <sqlite3.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { HEADER = 48, CHUNK = 256 * 1024 };
+
+static double now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static void sql(sqlite3 *db, const char *statement) {
+    char *message = NULL;
+    if (sqlite3_exec(db, statement, NULL, NULL, &message) != SQLITE_OK) {
+        fprintf(stderr, "%s: %s\n", statement, message);
+        exit(1);
+    }
+}
+
+static void writeAll(int fd, const void *bytes, size_t length, off_t offset) {
+    while (length > 0) {
+        ssize_t written = pwrite(fd, bytes, length, offset);
+        if (written <= 0) {
+            perror("pwrite");
+            exit(1);
+        }
+        bytes = (const uint8_t *)bytes + written;
+        length -= (size_t)written;
+        offset += written;
+    }
+}
+
+int main(int argc, char **argv) {
+    if (argc != 6) {
+        fprintf(stderr, "usage: %s DIR files|index VALUE_SIZE COUNT SECONDS\n", argv[0]);
+        return 64;
+    }
+    const char *root = argv[1];
+    int withIndex = strcmp(argv[2], "index") == 0;
+    size_t size = strtoul(argv[3], NULL, 10);
+    int count = atoi(argv[4]);
+    double seconds = atof(argv[5]);
+    uint8_t *value = malloc(size);
+    for (size_t i = 0; i < size; i++) value[i] = (uint8_t)(i * 2654435761u >> 13);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/tmp", root);
+    mkdir(path, 0700);
+    int rootFD = open(root, O_RDONLY | O_DIRECTORY);
+    int temporaryFD = open(path, O_RDONLY | O_DIRECTORY);
+    sqlite3 *db = NULL;
+    sqlite3_stmt *upsert = NULL, *usage = NULL;
+    if (withIndex) {
+        snprintf(path, sizeof path, "%s/index.sqlite", root);
+        if (sqlite3_open(path, &db) != SQLITE_OK) return 1;
+        sql(db, "PRAGMA page_size = 4096; PRAGMA auto_vacuum = INCREMENTAL; PRAGMA journal_mode = WAL;"
+                "PRAGMA synchronous = OFF; PRAGMA mmap_size = 0; PRAGMA cache_size = -16384;"
+                "CREATE TABLE entries (hash BLOB NOT NULL PRIMARY KEY, key TEXT NOT NULL, size INTEGER NOT NULL,"
+                " created REAL NOT NULL, expires REAL, used REAL NOT NULL, record BLOB, segment INTEGER, offset INTEGER);"
+                "CREATE TABLE usage (id INTEGER PRIMARY KEY, bytes INTEGER NOT NULL);"
+                "INSERT INTO usage VALUES (1, 0);");
+        sqlite3_prepare_v2(db,
+                           "INSERT OR REPLACE INTO entries (hash, key, size, created, expires, used, record, segment, offset)"
+                           " VALUES (?1, ?2, ?3, ?4, NULL, ?4, NULL, NULL, NULL)",
+                           -1, &upsert, NULL);
+        sqlite3_prepare_v2(db, "UPDATE usage SET bytes = bytes + ?1 WHERE id = 1", -1, &usage, NULL);
+    }
+    uint8_t header[HEADER] = {0};
+    long stores = 0;
+    double start = now();
+    do {
+        for (int index = 0; index < count; index++) {
+            char key[32], name[80], temporary[64];
+            snprintf(key, sizeof key, "key-%08d", index);
+            uint8_t hash[32];
+            SHA256((const uint8_t *)key, strlen(key), hash);
+            for (int i = 0; i < 32; i++) snprintf(name + 3 + 2 * i, 3, "%02x", hash[i]);
+            memcpy(name, name + 3, 2);
+            name[2] = '\0';
+            mkdirat(rootFD, name, 0700);  // the shard folder: EEXIST after the first round
+            name[2] = '/';
+            snprintf(temporary, sizeof temporary, "%d-%ld.tmp", getpid(), stores);
+            int fd = openat(temporaryFD, temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+            if (fd < 0) {
+                perror("openat");
+                return 1;
+            }
+            uint32_t crc = 0xFFFFFFFFu;
+            for (size_t offset = 0; offset < size; offset += CHUNK) {
+                size_t length = size - offset < CHUNK ? size - offset : CHUNK;
+                crc = hoard_crc32c_update(crc, value + offset, length);
+                writeAll(fd, value + offset, length, (off_t)(HEADER + offset));
+            }
+            memcpy(header, &crc, 4);
+            writeAll(fd, header, HEADER, 0);
+            if (renameat(temporaryFD, temporary, rootFD, name) != 0) {
+                perror("renameat");
+                return 1;
+            }
+            close(fd);
+            if (withIndex) {
+                sql(db, "BEGIN IMMEDIATE");
+                sqlite3_bind_blob(upsert, 1, hash, 32, SQLITE_STATIC);
+                sqlite3_bind_text(upsert, 2, key, -1, SQLITE_STATIC);
+                sqlite3_bind_int64(upsert, 3, (sqlite3_int64)(size + HEADER));
+                sqlite3_bind_double(upsert, 4, now());
+                if (sqlite3_step(upsert) != SQLITE_DONE) return 1;
+                sqlite3_reset(upsert);
+                sqlite3_bind_int64(usage, 1, (sqlite3_int64)(size + HEADER));
+                if (sqlite3_step(usage) != SQLITE_DONE) return 1;
+                sqlite3_reset(usage);
+                sql(db, "COMMIT");
+            }
+            stores++;
+        }
+    } while (now() - start < seconds);
+    printf("floor (%s) %zu B x %d: store %.0f ops/s\n", argv[2], size, count, stores / (now() - start));
+    return 0;
+}
