@@ -16,6 +16,7 @@
  * prints stores/s. One thread.
  */
 #define _GNU_SOURCE
+#include "probe.h"
 #include "CHoardSupport.h"
 #include <fcntl.h>
 #include <openssl/sha.h>
@@ -29,20 +30,6 @@
 #include <unistd.h>
 
 enum { HEADER = 48, CHUNK = 256 * 1024 };
-
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
-static void sql(sqlite3 *db, const char *statement) {
-    char *message = NULL;
-    if (sqlite3_exec(db, statement, NULL, NULL, &message) != SQLITE_OK) {
-        fprintf(stderr, "%s: %s\n", statement, message);
-        exit(1);
-    }
-}
 
 static void writeAll(int fd, const void *bytes, size_t length, off_t offset) {
     while (length > 0) {
@@ -79,7 +66,7 @@ int main(int argc, char **argv) {
     if (withIndex) {
         snprintf(path, sizeof path, "%s/index.sqlite", root);
         if (sqlite3_open(path, &db) != SQLITE_OK) return 1;
-        sql(db, "PRAGMA page_size = 4096; PRAGMA auto_vacuum = INCREMENTAL; PRAGMA journal_mode = WAL;"
+        probe_sql(db, "PRAGMA page_size = 4096; PRAGMA auto_vacuum = INCREMENTAL; PRAGMA journal_mode = WAL;"
                 "PRAGMA synchronous = OFF; PRAGMA mmap_size = 0; PRAGMA cache_size = -16384;"
                 "CREATE TABLE entries (hash BLOB NOT NULL PRIMARY KEY, key TEXT NOT NULL, size INTEGER NOT NULL,"
                 " created REAL NOT NULL, expires REAL, used REAL NOT NULL, record BLOB, segment INTEGER, offset INTEGER);"
@@ -93,7 +80,7 @@ int main(int argc, char **argv) {
     }
     uint8_t header[HEADER] = {0};
     long stores = 0;
-    double start = now();
+    double start = probe_now();
     do {
         for (int index = 0; index < count; index++) {
             char key[32], name[80], temporary[64];
@@ -125,21 +112,21 @@ int main(int argc, char **argv) {
             }
             close(fd);
             if (withIndex) {
-                sql(db, "BEGIN IMMEDIATE");
+                probe_sql(db, "BEGIN IMMEDIATE");
                 sqlite3_bind_blob(upsert, 1, hash, 32, SQLITE_STATIC);
                 sqlite3_bind_text(upsert, 2, key, -1, SQLITE_STATIC);
                 sqlite3_bind_int64(upsert, 3, (sqlite3_int64)(size + HEADER));
-                sqlite3_bind_double(upsert, 4, now());
+                sqlite3_bind_double(upsert, 4, probe_now());
                 if (sqlite3_step(upsert) != SQLITE_DONE) return 1;
                 sqlite3_reset(upsert);
                 sqlite3_bind_int64(usage, 1, (sqlite3_int64)(size + HEADER));
                 if (sqlite3_step(usage) != SQLITE_DONE) return 1;
                 sqlite3_reset(usage);
-                sql(db, "COMMIT");
+                probe_sql(db, "COMMIT");
             }
             stores++;
         }
-    } while (now() - start < seconds);
-    printf("floor (%s) %zu B x %d: store %.0f ops/s\n", argv[2], size, count, stores / (now() - start));
+    } while (probe_now() - start < seconds);
+    printf("floor (%s) %zu B x %d: store %.0f ops/s\n", argv[2], size, count, stores / (probe_now() - start));
     return 0;
 }

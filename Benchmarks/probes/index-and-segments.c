@@ -16,6 +16,7 @@
  * prints stores/s and reads/s. One connection, one thread, autocommit statements.
  */
 #define _GNU_SOURCE
+#include "probe.h"
 #include <fcntl.h>
 #include <openssl/sha.h>
 #include <sqlite3.h>
@@ -24,20 +25,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
-static void sql(sqlite3 *db, const char *statement) {
-    char *message = NULL;
-    if (sqlite3_exec(db, statement, NULL, NULL, &message) != SQLITE_OK) {
-        fprintf(stderr, "%s: %s\n", statement, message);
-        exit(1);
-    }
-}
 
 static void key_hash(int i, char key[32], unsigned char hash[32]) {
     snprintf(key, 32, "key-%08d", i);
@@ -57,18 +44,18 @@ int main(int argc, char **argv) {
     snprintf(path, sizeof path, "%s/index.sqlite", dir);
     sqlite3 *db;
     if (sqlite3_open(path, &db) != SQLITE_OK) return 1;
-    sql(db, "PRAGMA page_size=4096");
-    sql(db, "PRAGMA auto_vacuum=INCREMENTAL");
-    sql(db, "PRAGMA journal_mode=WAL");
-    sql(db, "PRAGMA synchronous=OFF");
-    sql(db, "PRAGMA mmap_size=268435456");
-    sql(db, without_rowid
+    probe_sql(db, "PRAGMA page_size=4096");
+    probe_sql(db, "PRAGMA auto_vacuum=INCREMENTAL");
+    probe_sql(db, "PRAGMA journal_mode=WAL");
+    probe_sql(db, "PRAGMA synchronous=OFF");
+    probe_sql(db, "PRAGMA mmap_size=268435456");
+    probe_sql(db, without_rowid
         ? "CREATE TABLE entries(hash BLOB NOT NULL PRIMARY KEY, key TEXT NOT NULL, size INTEGER NOT NULL, "
           "created REAL NOT NULL, expires REAL, used REAL NOT NULL, record BLOB, segment INTEGER, offset INTEGER) "
           "WITHOUT ROWID"
         : "CREATE TABLE entries(hash BLOB NOT NULL PRIMARY KEY, key TEXT NOT NULL, size INTEGER NOT NULL, "
           "created REAL NOT NULL, expires REAL, used REAL NOT NULL, record BLOB, segment INTEGER, offset INTEGER)");
-    sql(db, "CREATE INDEX entries_by_use ON entries(used, size)");
+    probe_sql(db, "CREATE INDEX entries_by_use ON entries(used, size)");
     snprintf(path, sizeof path, "%s/segment-1", dir);
     int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) return 1;
@@ -81,7 +68,7 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < record_size; i++) record[i] = (unsigned char)rand();
     off_t end = 0;
     unsigned long check = 0;
-    double started = now();
+    double started = probe_now();
     for (int i = 0; i < count; i++) {
         char key[32];
         unsigned char hash[32];
@@ -106,7 +93,7 @@ int main(int argc, char **argv) {
         if (sqlite3_step(insert) != SQLITE_DONE) return 1;
         sqlite3_reset(insert);
     }
-    double stored = now();
+    double stored = probe_now();
     for (int i = 0; i < count; i++) {
         char key[32];
         unsigned char hash[32];
@@ -130,7 +117,7 @@ int main(int argc, char **argv) {
         check += buffer[length - 1];
         free(buffer);
     }
-    double read = now();
+    double read = probe_now();
     printf("%-10s %7zu B: store %7.0f/s  read %7.0f/s  (check %lu)\n", layout, value_size, count / (stored - started),
            count / (read - stored), check % 7);
     return 0;
