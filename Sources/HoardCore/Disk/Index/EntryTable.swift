@@ -7,8 +7,9 @@ import Foundation
 /// at an offset, or in a file of its own when both are `NULL`).
 ///
 /// Invariant: the rows are in order of use: a row written or marked used takes a rowid above every
-/// other's, so that the table read from its start gives the least recently used first, with no
-/// index on the last-use date for every store to write. Numbers read back are held to 0 through
+/// other's (short of a damaged rowid near 2⁶³, see ``markUsed(_:at:)``), so that the table read
+/// from its start gives the least recently used first, with no index on the last-use date for
+/// every store to write. Numbers read back are held to 0 through
 /// 2⁴⁸ before use (``SQLiteStatement/byteCount(_:)``), and ``mendNumbers()`` drops rows whose
 /// numbers no write could have made.
 struct EntryTable {
@@ -107,14 +108,16 @@ struct EntryTable {
         update.bind(2, date.timeIntervalSinceReferenceDate)
         try update.run()
     }
-    // The row moves to the end of the table's order. A damaged rowid at the top of the range
-    // would leave no room: then nothing is marked, until a recount drops that row.
+    // The row moves to the end of the table's order. A damaged rowid near the top of the range
+    // leaves no room: then the row stays where it is and only its date changes (the order is a
+    // trim's preference; nothing is dropped for it).
     private static let markUsedSQL = SQL(
-        "UPDATE entries SET rowid = (SELECT max(rowid) FROM entries) + 1, used = ?2 "
-            + "WHERE hash = ?1 AND (SELECT max(rowid) FROM entries) < \(maximumRowID)")
+        "UPDATE entries SET rowid = CASE WHEN (SELECT max(rowid) FROM entries) < \(movableRowIDLimit) "
+            + "THEN (SELECT max(rowid) FROM entries) + 1 ELSE rowid END, used = ?2 WHERE hash = ?1")
 
-    /// The largest rowid a write makes: far beyond any count of writes, far below SQLite's largest.
-    static let maximumRowID: Int64 = 1 << 62
+    /// Below this largest rowid a marked row moves to the end: far beyond any count of writes, far
+    /// below SQLite's largest rowid.
+    static let movableRowIDLimit: Int64 = 1 << 62
 
     /// Points the row of `hash` at a new place in the segments (a compaction moved its record).
     func move(_ hash: [UInt8], to location: SegmentLocation) throws {
@@ -290,9 +293,8 @@ struct EntryTable {
         "SELECT total(CASE WHEN \(Placement.isFile) THEN size ELSE 0 END), total(length(record)) FROM entries")
 
     /// Mends the numbers no write could have made: an inline row's size becomes its record's
-    /// length; a row with a size or offset beyond any record, or a rowid past ``maximumRowID``
-    /// (which would leave the rows no room to keep their order), is deleted (its entry file, if
-    /// any, is indexed again by the next reconciliation). Call in a write transaction.
+    /// length; a row with a size or offset beyond any record is deleted (its entry file, if any,
+    /// is indexed again by the next reconciliation). Call in a write transaction.
     ///
     /// - Returns: The hashes of the rows deleted.
     func mendNumbers() throws -> [[UInt8]] {
@@ -310,8 +312,7 @@ struct EntryTable {
 
     /// SQL that picks the rows whose numbers no write could have made.
     private static let damagedNumbers = """
-        rowid > \(maximumRowID)
-        OR record IS NULL AND (typeof(size) != 'integer' OR size < \(CacheRecord.Header.fixedByteCount)
+        record IS NULL AND (typeof(size) != 'integer' OR size < \(CacheRecord.Header.fixedByteCount)
             OR size > \(SQLiteStatement.maximumByteCount)
             OR (segment IS NOT NULL AND (size > \(DiskCache.maximumInlineRecordByteCount)
                 OR typeof(offset) != 'integer' OR offset < 0 OR offset > \(SQLiteStatement.maximumByteCount))))

@@ -186,8 +186,8 @@ final class Maintenance: Sendable {
 
     /// Counts the bytes on disk again and stores the count of segment and entry files in the
     /// shared usage row, after mending numbers in the index no write could have made: an inline
-    /// row's size is its record's length; a row giving a size or offset beyond any record, or a
-    /// rowid past ``EntryTable/maximumRowID``, is damaged and is removed (its entry file, if any, is indexed again by the next
+    /// row's size is its record's length; a row giving a size or offset beyond any record is
+    /// damaged and is removed (its entry file, if any, is indexed again by the next
     /// ``Reconciler/reconcile()``). Segment files are measured (`lstat`), not taken from their rows.
     ///
     /// - Returns: What counts against the limit: segment files, entry files, and the index
@@ -215,7 +215,7 @@ final class Maintenance: Sendable {
                 "Removed damaged disk cache entry",
                 metadata: [
                     "path": .string(index.path), "entry": .string(SHA256.hex(hash)),
-                    "reason": "the index gives a size, offset or rowid no write makes",
+                    "reason": "the index gives a size or offset no record can have",
                 ])
         }
         let indexFiles = measureIndexFiles()
