@@ -9,9 +9,9 @@ import Foundation
 /// Invariant: the rows are in order of use: a row written or marked used takes a rowid above every
 /// other's (short of a damaged rowid near 2⁶³, see ``markUsed(_:at:)``), so that the table read
 /// from its start gives the least recently used first, with no index on the last-use date for
-/// every store to write. Numbers read back are held to 0 through
-/// 2⁴⁸ before use (``SQLiteStatement/byteCount(_:)``), and ``mendNumbers()`` drops rows whose
-/// numbers no write could have made.
+/// every store to write. Numbers read back are held to 0 through 2⁴⁸ before use
+/// (``SQLiteStatement/byteCount(_:)``), and ``mendNumbers()`` drops rows whose numbers no write
+/// could have made.
 struct EntryTable {
     let connection: SQLiteConnection
 
