@@ -66,10 +66,7 @@ int main(int argc, char **argv) {
     if (withIndex) {
         snprintf(path, sizeof path, "%s/index.sqlite", root);
         if (sqlite3_open(path, &db) != SQLITE_OK) return 1;
-        probe_sql(db, "PRAGMA page_size = 4096; PRAGMA auto_vacuum = INCREMENTAL; PRAGMA journal_mode = WAL;"
-                "PRAGMA synchronous = OFF; PRAGMA mmap_size = 0; PRAGMA cache_size = -16384;"
-                "CREATE TABLE entries (hash BLOB NOT NULL PRIMARY KEY, key TEXT NOT NULL, size INTEGER NOT NULL,"
-                " created REAL NOT NULL, expires REAL, used REAL NOT NULL, record BLOB, segment INTEGER, offset INTEGER);"
+        probe_sql(db, PROBE_INDEX_SQL
                 "CREATE TABLE usage (id INTEGER PRIMARY KEY, bytes INTEGER NOT NULL);"
                 "INSERT INTO usage VALUES (1, 0);");
         sqlite3_prepare_v2(db,

@@ -23,4 +23,13 @@ static inline void probe_sql(sqlite3 *db, const char *statement) {
     }
 }
 
+/* An index opened as DiskCache opens one (WAL, synchronous=OFF, no memory map, 4 KiB pages,
+ * auto_vacuum=INCREMENTAL, 16 MiB of page cache) with its `entries` table (schema 4), as SQL for
+ * a new database: the probes that store rows beside DiskCache's work. */
+#define PROBE_INDEX_SQL                                                                                     \
+    "PRAGMA page_size = 4096; PRAGMA auto_vacuum = INCREMENTAL; PRAGMA journal_mode = WAL;"                \
+    "PRAGMA synchronous = OFF; PRAGMA mmap_size = 0; PRAGMA cache_size = -16384;"                          \
+    "CREATE TABLE entries (hash BLOB NOT NULL PRIMARY KEY, key TEXT NOT NULL, size INTEGER NOT NULL,"      \
+    " created REAL NOT NULL, expires REAL, used REAL NOT NULL, record BLOB, segment INTEGER, offset INTEGER);"
+
 #endif
