@@ -23,9 +23,9 @@ static inline void probe_sql(sqlite3 *db, const char *statement) {
     }
 }
 
-/* An index opened as DiskCache opens one (WAL, synchronous=OFF, no memory map, 4 KiB pages,
- * auto_vacuum=INCREMENTAL, 16 MiB of page cache) with its `entries` table (schema 4), as SQL for
- * a new database: the probes that store rows beside DiskCache's work. */
+/* SQL that makes a new database an index as DiskCache opens one (WAL, synchronous=OFF, no memory
+ * map, 4 KiB pages, auto_vacuum=INCREMENTAL, 16 MiB of page cache) with its `entries` table
+ * (schema 4): for the probes that time rows written and read as DiskCache's are. */
 #define PROBE_INDEX_SQL                                                                                     \
     "PRAGMA page_size = 4096; PRAGMA auto_vacuum = INCREMENTAL; PRAGMA journal_mode = WAL;"                \
     "PRAGMA synchronous = OFF; PRAGMA mmap_size = 0; PRAGMA cache_size = -16384;"                          \
