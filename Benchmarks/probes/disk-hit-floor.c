@@ -33,13 +33,6 @@
 
 enum { HEADER = 48, INLINE_LIMIT = 2048 };
 
-static void prepare(sqlite3 *db, const char *sql, sqlite3_stmt **statement) {
-    if (sqlite3_prepare_v2(db, sql, -1, statement, NULL) != SQLITE_OK) {
-        fprintf(stderr, "%s: %s\n", sql, sqlite3_errmsg(db));
-        exit(1);
-    }
-}
-
 /* The record of `key`: header (CRC-32C of the value in its first 4 bytes, the key's length in
  * bytes 4-5), key, value. */
 static size_t makeRecord(uint8_t *record, const char *key, const uint8_t *value, size_t size) {
@@ -63,7 +56,6 @@ int main(int argc, char **argv) {
     size_t size = strtoul(argv[2], NULL, 10);
     int count = atoi(argv[3]);
     double seconds = atof(argv[4]);
-    int isInline = size + HEADER + 16 < INLINE_LIMIT;
     uint8_t *value = malloc(size), *record = malloc(size + HEADER + 64);
     for (size_t i = 0; i < size; i++) value[i] = (uint8_t)(i * 2654435761u >> 13);
 
@@ -75,7 +67,7 @@ int main(int argc, char **argv) {
     if (sqlite3_open(path, &db) != SQLITE_OK) return 1;
     probe_sql(db, PROBE_INDEX_SQL);
     sqlite3_stmt *insert = NULL, *lookUp = NULL, *hold = NULL;
-    prepare(db,
+    probe_prepare(db,
             "INSERT INTO entries (hash, key, size, created, expires, used, record, segment, offset)"
             " VALUES (?1, ?2, ?3, ?4, NULL, ?4, ?5, ?6, ?7)",
             &insert);
@@ -91,7 +83,7 @@ int main(int argc, char **argv) {
         sqlite3_bind_text(insert, 2, key, -1, SQLITE_STATIC);
         sqlite3_bind_int64(insert, 3, (sqlite3_int64)length);
         sqlite3_bind_double(insert, 4, probe_now());
-        if (isInline) {
+        if (length < INLINE_LIMIT) {
             sqlite3_bind_blob(insert, 5, record, (int)length, SQLITE_STATIC);
             sqlite3_bind_null(insert, 6);
             sqlite3_bind_null(insert, 7);
@@ -109,9 +101,9 @@ int main(int argc, char **argv) {
 
     if (sqlite3_open(path, &holder) != SQLITE_OK) return 1;
     probe_sql(holder, "BEGIN");
-    prepare(holder, "SELECT 1 FROM entries LIMIT 1", &hold);
+    probe_prepare(holder, "SELECT 1 FROM entries LIMIT 1", &hold);
     if (sqlite3_step(hold) != SQLITE_ROW) return 1;
-    prepare(db, "SELECT used, size, segment, offset, record FROM entries WHERE hash = ?1", &lookUp);
+    probe_prepare(db, "SELECT used, size, segment, offset, record FROM entries WHERE hash = ?1", &lookUp);
 
     long reads = 0;
     double start = probe_now();

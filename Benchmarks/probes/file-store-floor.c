@@ -69,11 +69,11 @@ int main(int argc, char **argv) {
         probe_sql(db, PROBE_INDEX_SQL
                 "CREATE TABLE usage (id INTEGER PRIMARY KEY, bytes INTEGER NOT NULL);"
                 "INSERT INTO usage VALUES (1, 0);");
-        sqlite3_prepare_v2(db,
-                           "INSERT OR REPLACE INTO entries (hash, key, size, created, expires, used, record, segment, offset)"
-                           " VALUES (?1, ?2, ?3, ?4, NULL, ?4, NULL, NULL, NULL)",
-                           -1, &upsert, NULL);
-        sqlite3_prepare_v2(db, "UPDATE usage SET bytes = bytes + ?1 WHERE id = 1", -1, &usage, NULL);
+        probe_prepare(db,
+                      "INSERT OR REPLACE INTO entries (hash, key, size, created, expires, used, record, segment, offset)"
+                      " VALUES (?1, ?2, ?3, ?4, NULL, ?4, NULL, NULL, NULL)",
+                      &upsert);
+        probe_prepare(db, "UPDATE usage SET bytes = bytes + ?1 WHERE id = 1", &usage);
     }
     uint8_t header[HEADER] = {0};
     long stores = 0;

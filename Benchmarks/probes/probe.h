@@ -23,6 +23,14 @@ static inline void probe_sql(sqlite3 *db, const char *statement) {
     }
 }
 
+/* Prepares SQL on DB into STATEMENT, or ends the probe with SQLite's message. */
+static inline void probe_prepare(sqlite3 *db, const char *sql, sqlite3_stmt **statement) {
+    if (sqlite3_prepare_v2(db, sql, -1, statement, NULL) != SQLITE_OK) {
+        fprintf(stderr, "%s: %s\n", sql, sqlite3_errmsg(db));
+        exit(1);
+    }
+}
+
 /* SQL that makes a new database an index as DiskCache opens one (WAL, synchronous=OFF, no memory
  * map, 4 KiB pages, auto_vacuum=INCREMENTAL, 16 MiB of page cache) with its `entries` table
  * (schema 4): for the probes that time rows written and read as DiskCache's are. */
