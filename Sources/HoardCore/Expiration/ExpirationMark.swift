@@ -30,7 +30,7 @@ final class ExpirationMark: Sendable {
         /// The latest mark seen or set.
         var date: Date?
         /// When the file was last read.
-        var lastRead: ContinuousClock.Instant?
+        var lastRead: MonotonicInstant?
         /// Whether a thread is reading the file (others use the mark they have meanwhile).
         var isReading = false
     }
@@ -61,9 +61,9 @@ final class ExpirationMark: Sendable {
     /// - Complexity: O(1); one small file read per refresh interval.
     func current() -> Date? {
         guard let path else { return state.withLock { $0.date } }
-        let now = ContinuousClock.now
+        let now = MonotonicInstant.now
         let (date, isDue) = state.withLock { state -> (Date?, Bool) in
-            let isDue = !state.isReading && state.lastRead.map { now - $0 >= refreshInterval } ?? true
+            let isDue = !state.isReading && state.lastRead.map { now >= $0.advanced(by: refreshInterval) } ?? true
             if isDue {
                 state.isReading = true
                 state.lastRead = now

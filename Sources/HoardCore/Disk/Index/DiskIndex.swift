@@ -82,7 +82,8 @@ final class DiskIndex: Sendable {
     private struct Pool {
         var idle: [SQLiteConnection] = []
         var generation = 0
-        var lastIdentityCheck: ContinuousClock.Instant?
+        /// When the file's identity is next due for a check.
+        var nextIdentityCheck = MonotonicInstant(nanoseconds: 0)
     }
 
     /// Creates the index of the cache in `rootPath`; nothing is opened until first used.
@@ -323,12 +324,12 @@ final class DiskIndex: Sendable {
     // MARK: - Private
 
     private func checkOut() throws(SQLiteError) -> SQLiteConnection {
-        let now = ContinuousClock.now
+        let now = MonotonicInstant.now
         let (reusable, generation) = pool.withLock { pool -> (SQLiteConnection?, Int) in
-            if let last = pool.lastIdentityCheck, now - last < Self.identityCheckInterval {
+            if now < pool.nextIdentityCheck {
                 // Checked recently.
             } else {
-                pool.lastIdentityCheck = now
+                pool.nextIdentityCheck = now.advanced(by: Self.identityCheckInterval)
                 if let open = pool.idle.last?.fileIdentity, currentIdentity() != open {
                     // Another process rebuilt the index: start over on the new file.
                     pool.generation += 1

@@ -38,13 +38,13 @@ final class ReadLockHold: Sendable {
         /// The statement whose first row keeps the transaction open, while it is.
         var holdingStatement: SQLiteStatement?
         /// When the transaction was opened.
-        var openedAt: ContinuousClock.Instant?
+        var openedAt: MonotonicInstant?
         /// Reads since this process last wrote.
         var readsSinceWrite = 0
         /// Whether a timer that will end the hold is scheduled.
         var isTimerPending = false
         /// When a hold that could not begin may be tried again.
-        var retryAt: ContinuousClock.Instant?
+        var retryAt: MonotonicInstant?
     }
 
     /// How long a hold that could not begin is not tried again, so that a folder where it never
@@ -112,8 +112,9 @@ final class ReadLockHold: Sendable {
         DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [self] in
             let duration = self.duration
             let remaining = self.state.withLock { state -> Duration? in
-                if let openedAt = state.openedAt, case let age = ContinuousClock.now - openedAt, age < duration {
-                    return duration - age
+                let now = MonotonicInstant.now
+                if let openedAt = state.openedAt, now < openedAt.advanced(by: duration) {
+                    return duration - openedAt.duration(to: now)
                 }
                 Self.end(&state)
                 state.isTimerPending = false
@@ -130,11 +131,11 @@ final class ReadLockHold: Sendable {
         if state.openedAt != nil, state.connection?.generation == generation { return false }
         Self.end(&state)
         if let retryAt = state.retryAt {
-            guard ContinuousClock.now >= retryAt else { return false }
+            guard MonotonicInstant.now >= retryAt else { return false }
             state.retryAt = nil
         }
         if case .success(let log) = FileSystem.linkStatus(logPath), log.byteCount > logByteLimit {
-            state.retryAt = .now + Self.retryDelay
+            state.retryAt = MonotonicInstant.now.advanced(by: Self.retryDelay)
             return false
         }
         do {
@@ -153,11 +154,11 @@ final class ReadLockHold: Sendable {
             let holding = try connection.statement(Self.schemaVersionSQL)
             guard try holding.step() else {  // always a row; without one, no transaction is held
                 holding.reset()
-                state.retryAt = .now + Self.retryDelay
+                state.retryAt = MonotonicInstant.now.advanced(by: Self.retryDelay)
                 return false
             }
             state.holdingStatement = holding
-            state.openedAt = .now
+            state.openedAt = MonotonicInstant.now
             // Only a database in WAL mode is held: in any other, the shared lock would keep this
             // process's own writers out (a new database is held once `prepare()` has set the mode).
             if !state.isWALChecked {
@@ -166,7 +167,7 @@ final class ReadLockHold: Sendable {
                 state.isWALChecked = try mode.step() && mode.text(0) == "wal"
                 guard state.isWALChecked else {
                     Self.end(&state)
-                    state.retryAt = .now + Self.retryDelay
+                    state.retryAt = MonotonicInstant.now.advanced(by: Self.retryDelay)
                     return false
                 }
             }
@@ -175,7 +176,7 @@ final class ReadLockHold: Sendable {
             state.holdingStatement = nil
             state.connection = nil  // closing it ends whatever it had begun
             state.openedAt = nil
-            state.retryAt = .now + Self.retryDelay
+            state.retryAt = MonotonicInstant.now.advanced(by: Self.retryDelay)
             return false
         }
     }

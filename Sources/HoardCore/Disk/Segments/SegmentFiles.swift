@@ -60,7 +60,7 @@ final class SegmentFiles: Sendable {
     static let maximumKeptHandles = 64
 
     private let rootPath: String
-    private let handles = Lock([Key: (handle: Handle, checked: ContinuousClock.Instant)]())
+    private let handles = Lock([Key: (handle: Handle, checked: MonotonicInstant)]())
 
     private struct Key: Hashable {
         var id: Int
@@ -93,7 +93,7 @@ final class SegmentFiles: Sendable {
     ///   (no committed row can name it), and is replaced; anything else there is refused.
     func handle(_ id: Int, writable: Bool, creating: Bool = false) -> Result<Handle, OpenFailure> {
         let key = Key(id: id, writable: writable)
-        let now = ContinuousClock.now
+        let now = MonotonicInstant.now
         // A new segment's file is made here, whatever handle is kept under its id.
         if !creating, let kept = keptHandle(key, now: now) { return .success(kept) }
         let path = path(of: id)
@@ -143,10 +143,10 @@ final class SegmentFiles: Sendable {
 
     /// The handle kept under `key`, checked for a file since unlinked (a reader once per
     /// ``recheckInterval``, a writer every time: it must never append to a file no longer there).
-    private func keptHandle(_ key: Key, now: ContinuousClock.Instant) -> Handle? {
+    private func keptHandle(_ key: Key, now: MonotonicInstant) -> Handle? {
         handles.withLock { handles -> Handle? in
             guard let (handle, checked) = handles[key] else { return nil }
-            guard key.writable || now - checked >= Self.recheckInterval else { return handle }
+            guard key.writable || now >= checked.advanced(by: Self.recheckInterval) else { return handle }
             // A writer needs the file to be this segment's alone (one name); a reader only that it exists.
             if case .success(let status) = FileSystem.status(of: handle.descriptor),
                 key.writable ? status.linkCount == 1 : status.linkCount > 0
