@@ -13,9 +13,12 @@
 /// an optional or a dictionary, each copy goes through its type metadata. This one is a plain
 /// integer.
 ///
+/// A path that checks often keeps the moment a check is next due, so that it compares two
+/// integers and converts no `Duration`:
+///
 /// ```swift
-/// let checked = MonotonicInstant.now
-/// if MonotonicInstant.now >= checked.advanced(by: .seconds(1)) { check() }
+/// var nextCheck = MonotonicInstant.now.advanced(by: .seconds(1))
+/// if MonotonicInstant.now >= nextCheck { check(); nextCheck = .now.advanced(by: .seconds(1)) }
 /// ```
 package struct MonotonicInstant: Comparable, Hashable, Sendable {
     /// Nanoseconds since an arbitrary moment (the system's boot, on Linux).
@@ -48,9 +51,25 @@ package struct MonotonicInstant: Comparable, Hashable, Sendable {
         later.nanoseconds > nanoseconds ? .nanoseconds(Int64(clamping: later.nanoseconds - nanoseconds)) : .zero
     }
 
+    // All four comparisons, so that none goes through `Comparable`'s generic defaults.
     @inlinable
     package static func < (lhs: MonotonicInstant, rhs: MonotonicInstant) -> Bool {
         lhs.nanoseconds < rhs.nanoseconds
+    }
+
+    @inlinable
+    package static func <= (lhs: MonotonicInstant, rhs: MonotonicInstant) -> Bool {
+        lhs.nanoseconds <= rhs.nanoseconds
+    }
+
+    @inlinable
+    package static func > (lhs: MonotonicInstant, rhs: MonotonicInstant) -> Bool {
+        lhs.nanoseconds > rhs.nanoseconds
+    }
+
+    @inlinable
+    package static func >= (lhs: MonotonicInstant, rhs: MonotonicInstant) -> Bool {
+        lhs.nanoseconds >= rhs.nanoseconds
     }
 
     /// `interval` in whole nanoseconds, from 0 (for a negative interval) up to a century.

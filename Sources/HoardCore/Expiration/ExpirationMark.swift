@@ -29,8 +29,8 @@ final class ExpirationMark: Sendable {
     private struct State {
         /// The latest mark seen or set.
         var date: Date?
-        /// When the file was last read.
-        var lastRead: MonotonicInstant?
+        /// When the file is next due to be read.
+        var nextRead = MonotonicInstant(nanoseconds: 0)
         /// Whether a thread is reading the file (others use the mark they have meanwhile).
         var isReading = false
     }
@@ -63,10 +63,10 @@ final class ExpirationMark: Sendable {
         guard let path else { return state.withLock { $0.date } }
         let now = MonotonicInstant.now
         let (date, isDue) = state.withLock { state -> (Date?, Bool) in
-            let isDue = !state.isReading && state.lastRead.map { now >= $0.advanced(by: refreshInterval) } ?? true
+            let isDue = !state.isReading && now >= state.nextRead
             if isDue {
                 state.isReading = true
-                state.lastRead = now
+                state.nextRead = now.advanced(by: refreshInterval)
             }
             return (state.date, isDue)
         }

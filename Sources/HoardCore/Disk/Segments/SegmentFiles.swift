@@ -60,7 +60,7 @@ final class SegmentFiles: Sendable {
     static let maximumKeptHandles = 64
 
     private let rootPath: String
-    private let handles = Lock([Key: (handle: Handle, checked: MonotonicInstant)]())
+    private let handles = Lock([Key: (handle: Handle, nextCheck: MonotonicInstant)]())
 
     private struct Key: Hashable {
         var id: Int
@@ -128,7 +128,7 @@ final class SegmentFiles: Sendable {
         }
         handles.withLock { handles in
             if handles.count >= Self.maximumKeptHandles, let any = handles.keys.first { handles[any] = nil }
-            handles[key] = (handle, now)
+            handles[key] = (handle, now.advanced(by: Self.recheckInterval))
         }
         return .success(handle)
     }
@@ -145,13 +145,13 @@ final class SegmentFiles: Sendable {
     /// ``recheckInterval``, a writer every time: it must never append to a file no longer there).
     private func keptHandle(_ key: Key, now: MonotonicInstant) -> Handle? {
         handles.withLock { handles -> Handle? in
-            guard let (handle, checked) = handles[key] else { return nil }
-            guard key.writable || now >= checked.advanced(by: Self.recheckInterval) else { return handle }
+            guard let (handle, nextCheck) = handles[key] else { return nil }
+            guard key.writable || now >= nextCheck else { return handle }
             // A writer needs the file to be this segment's alone (one name); a reader only that it exists.
             if case .success(let status) = FileSystem.status(of: handle.descriptor),
                 key.writable ? status.linkCount == 1 : status.linkCount > 0
             {
-                handles[key] = (handle, now)
+                handles[key] = (handle, now.advanced(by: Self.recheckInterval))
                 return handle
             }
             handles[key] = nil
