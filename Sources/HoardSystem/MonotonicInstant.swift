@@ -32,13 +32,14 @@ package struct MonotonicInstant: Comparable, Hashable, Sendable {
         return MonotonicInstant(nanoseconds: UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec))
     }
 
+    /// The moment `nanoseconds` after the clock's zero.
     @inlinable
     package init(nanoseconds: UInt64) {
         self.nanoseconds = nanoseconds
     }
 
-    /// The moment `interval` after this one (a negative interval counts as none; the result is
-    /// held below the largest moment).
+    /// The moment `interval` after this one: a negative interval counts as none, and a sum past
+    /// the largest moment is the largest moment.
     @inlinable
     package func advanced(by interval: Duration) -> MonotonicInstant {
         let (sum, overflow) = nanoseconds.addingReportingOverflow(Self.nanoseconds(in: interval))
