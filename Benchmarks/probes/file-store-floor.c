@@ -6,12 +6,15 @@
  * its shard folder under the SHA-256 of its key. With "index", each store also commits the row in
  * an SQLite index opened as DiskCache opens it (WAL, synchronous=OFF, no memory map, 4 KiB pages,
  * auto_vacuum=INCREMENTAL): the row and the usage count in one transaction, after the rename.
+ * With "owned", also what issue 28's items 2 and 7 ask of a store, and nothing more: the `tmp` folder
+ * opened (O_NOFOLLOW) and its owner checked, the temporary file `flock`ed, the shard folder opened
+ * (O_NOFOLLOW), and the rename made through its descriptor inside the index's write transaction.
  *
  *   clang -O2 -I Sources/CHoardSupport/include -o /tmp/file-store-floor Benchmarks/probes/file-store-floor.c \
  *       Sources/CHoardSupport/checksum.c -lsqlite3 -lcrypto -lpthread
  *   rm -rf /dev/shm/f && mkdir /dev/shm/f && /tmp/file-store-floor /dev/shm/f files 1048576 200 2
  *
- * MODE: files or index. COUNT stores of keys "key-%08d" of a VALUE_SIZE value, repeated for
+ * MODE: files, index or owned. COUNT stores of keys "key-%08d" of a VALUE_SIZE value, repeated for
  * SECONDS (each round overwrites the same keys, as `HoardMeasure disk-loop --op store` does);
  * prints stores/s. One thread.
  */
@@ -25,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -46,11 +50,12 @@ static void writeAll(int fd, const void *bytes, size_t length, off_t offset) {
 
 int main(int argc, char **argv) {
     if (argc != 6) {
-        fprintf(stderr, "usage: %s DIR files|index VALUE_SIZE COUNT SECONDS\n", argv[0]);
+        fprintf(stderr, "usage: %s DIR files|index|owned VALUE_SIZE COUNT SECONDS\n", argv[0]);
         return 64;
     }
     const char *root = argv[1];
-    int withIndex = strcmp(argv[2], "index") == 0;
+    int owned = strcmp(argv[2], "owned") == 0;
+    int withIndex = owned || strcmp(argv[2], "index") == 0;
     size_t size = strtoul(argv[3], NULL, 10);
     int count = atoi(argv[4]);
     double seconds = atof(argv[5]);
@@ -88,13 +93,27 @@ int main(int argc, char **argv) {
             memcpy(name, name + 3, 2);
             name[2] = '\0';
             mkdirat(rootFD, name, 0700);  // the shard folder: EEXIST after the first round
+            int shardFD = -1;
+            if (owned) {
+                shardFD = openat(rootFD, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                if (shardFD < 0) {
+                    perror("openat shard");
+                    return 1;
+                }
+                char temporaryPath[4096];
+                snprintf(temporaryPath, sizeof temporaryPath, "%s/tmp", root);
+                temporaryFD = open(temporaryPath, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                struct stat folder;
+                if (temporaryFD < 0 || fstat(temporaryFD, &folder) != 0 || folder.st_uid != geteuid()) return 1;
+            }
             name[2] = '/';
             snprintf(temporary, sizeof temporary, "%d-%ld.tmp", getpid(), stores);
-            int fd = openat(temporaryFD, temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+            int fd = openat(temporaryFD, temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
             if (fd < 0) {
                 perror("openat");
                 return 1;
             }
+            if (owned && flock(fd, LOCK_EX | LOCK_NB) != 0) return 1;
             uint32_t crc = 0xFFFFFFFFu;
             for (size_t offset = 0; offset < size; offset += CHUNK) {
                 size_t length = size - offset < CHUNK ? size - offset : CHUNK;
@@ -103,13 +122,19 @@ int main(int argc, char **argv) {
             }
             memcpy(header, &crc, 4);
             writeAll(fd, header, HEADER, 0);
-            if (renameat(temporaryFD, temporary, rootFD, name) != 0) {
-                perror("renameat");
-                return 1;
+            if (!owned) {
+                if (renameat(temporaryFD, temporary, rootFD, name) != 0) {
+                    perror("renameat");
+                    return 1;
+                }
+                close(fd);
             }
-            close(fd);
             if (withIndex) {
                 probe_sql(db, "BEGIN IMMEDIATE");
+                if (owned && renameat(temporaryFD, temporary, shardFD, name + 3) != 0) {
+                    perror("renameat");
+                    return 1;
+                }
                 sqlite3_bind_blob(upsert, 1, hash, 32, SQLITE_STATIC);
                 sqlite3_bind_text(upsert, 2, key, -1, SQLITE_STATIC);
                 sqlite3_bind_int64(upsert, 3, (sqlite3_int64)(size + HEADER));
@@ -120,6 +145,11 @@ int main(int argc, char **argv) {
                 if (sqlite3_step(usage) != SQLITE_DONE) return 1;
                 sqlite3_reset(usage);
                 probe_sql(db, "COMMIT");
+            }
+            if (owned) {
+                close(fd);  // after the commit: releases the lock
+                close(shardFD);
+                close(temporaryFD);
             }
             stores++;
         }
