@@ -65,7 +65,7 @@ int main(int argc, char **argv) {
     snprintf(path, sizeof path, "%s/tmp", root);
     mkdir(path, 0700);
     int rootFD = open(root, O_RDONLY | O_DIRECTORY);
-    int temporaryFD = open(path, O_RDONLY | O_DIRECTORY);
+    int temporaryFD = owned ? -1 : open(path, O_RDONLY | O_DIRECTORY);  // "owned" opens it for each store
     sqlite3 *db = NULL;
     sqlite3_stmt *upsert = NULL, *usage = NULL;
     if (withIndex) {
