@@ -15,8 +15,8 @@
  *   rm -rf /dev/shm/f && mkdir /dev/shm/f && /tmp/file-store-floor /dev/shm/f files 1048576 200 2
  *
  * MODE: files, index or owned. COUNT stores of keys "key-%08d" of a VALUE_SIZE value, repeated for
- * SECONDS (each round overwrites the same keys, as `HoardMeasure disk-loop --op store` does);
- * prints stores/s. One thread.
+ * SECONDS (each round overwrites the same keys, where `HoardMeasure disk-loop --op store` stores
+ * new ones: compare the modes with each other); prints stores/s. One thread.
  */
 #define _GNU_SOURCE
 #include "probe.h"
