@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Hoard
 import HoardServer
+import HoardSystem
 import Hummingbird
 import Logging
 import NIOCore
@@ -48,23 +49,44 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The most pixels a source may have.") var maxPixels = 64_000_000
     @Option(help: "Seconds a download from the origin may take, body included.") var timeout = 30.0
     @Option(help: "Decodes at once (default: the cores).") var decodeConcurrency: Int?
-    @Option(help: "Requests that may wait for a decode before the server answers 503.") var queue = 16
+    @Option(help: "Requests that may wait for a decode before the server answers 503 (and, per origin, for a download).")
+    var queue = 16
+    @Option(help: "Downloads from one origin (scheme, host and port) at once; others wait in its own queue.")
+    var originConcurrency = 8
     @Option(help: "Cache-Control max-age of images, in seconds.") var maxAge = 86_400
     @Option(help: "MiB of answers kept in memory (0: none).") var memoryLimit = 256
     @Option(help: "Seconds requests in flight may take to finish after SIGTERM or SIGINT.") var shutdownGrace = 10.0
+    @Option(help: "Seconds a connection may take to send a request's head (from its first byte, or its opening).")
+    var headerTimeout = 60.0
+    @Option(help: "Seconds a request's body may go without a byte arriving.") var bodyTimeout = 60.0
+    @Option(help: "Seconds a connection may wait, idle, for its next request.") var keepAliveTimeout = 75.0
+    @Option(help: "Seconds a response may wait for the client to take what it was sent.") var sendTimeout = 60.0
+    @Option(
+        help: """
+            Connections open at once (default: 10000, or fewer when the descriptor limit, raised to \
+            its hard limit at start, leaves less room). At the limit a new connection displaces the \
+            longest idle one, or is closed when none is idle.
+            """)
+    var maxConnections: Int?
 
     func validate() throws {
         _ = try Self.address(bind)
         for (name, value, range) in [
             ("--max-source-bytes", maxSourceBytes, 1...(1 << 34)), ("--max-pixels", maxPixels, 1...1_000_000_000),
-            ("--queue", queue, 0...100_000), ("--max-age", maxAge, 0...(1 << 31)), ("--memory-limit", memoryLimit, 0...(1 << 20)),
+            ("--queue", queue, 0...100_000), ("--origin-concurrency", originConcurrency, 1...1024), ("--max-age", maxAge, 0...(1 << 31)), ("--memory-limit", memoryLimit, 0...(1 << 20)),
         ] where !range.contains(value) {
             throw ValidationError("\(name) \(value) is not from \(range.lowerBound) to \(range.upperBound)")
         }
         if let decodeConcurrency, !(1...1024).contains(decodeConcurrency) {
             throw ValidationError("--decode-concurrency \(decodeConcurrency) is not from 1 to 1024")
         }
-        for (name, seconds) in [("--timeout", timeout), ("--shutdown-grace", shutdownGrace)]
+        if let maxConnections, !(1...10_000_000).contains(maxConnections) {
+            throw ValidationError("--max-connections \(maxConnections) is not from 1 to 10000000")
+        }
+        for (name, seconds) in [
+            ("--timeout", timeout), ("--shutdown-grace", shutdownGrace), ("--header-timeout", headerTimeout),
+            ("--body-timeout", bodyTimeout), ("--keep-alive-timeout", keepAliveTimeout), ("--send-timeout", sendTimeout),
+        ]
         where !(seconds.isFinite && seconds > 0 && seconds <= 86_400) {
             throw ValidationError("\(name) \(seconds) is not a number of seconds from 0 to 86400")
         }
@@ -98,7 +120,7 @@ struct ServeCommand: AsyncParsableCommand {
         let router = Router()
         server.addRoutes(to: router)
         let application = Application(
-            router: router, configuration: .init(address: .hostname(host, port: port), serverName: "hoard"),
+            router: router, server: connectionLimits(logger: logger).http1Server(logger: logger), configuration: .init(address: .hostname(host, port: port), serverName: "hoard"),
             onServerRunning: { channel in
                 let address = channel.localAddress.map { "\($0.ipAddress ?? host):\($0.port ?? port)" } ?? bind
                 FileHandle.standardError.write(Data("hoard serve: listening on http://\(address)\n".utf8))
@@ -163,6 +185,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.requestTimeout = .milliseconds(Int64(timeout * 1000))
         if let decodeConcurrency { configuration.decodeConcurrency = decodeConcurrency }
         configuration.queueCapacity = queue
+        configuration.originConcurrency = originConcurrency
         configuration.cacheMaxAge = maxAge
         configuration.memoryBytes = memoryLimit << 20
         do {
@@ -179,6 +202,37 @@ struct ServeCommand: AsyncParsableCommand {
             }
         }
         return configuration
+    }
+
+    /// The connections' timeouts and limit, the limit within what the process's descriptors allow
+    /// once their soft limit is raised to the hard one (both said in the log).
+    private func connectionLimits(logger: Logger) -> ConnectionLimits {
+        var limits = ConnectionLimits()
+        limits.headerTimeout = .milliseconds(Int64(headerTimeout * 1000))
+        limits.bodyTimeout = .milliseconds(Int64(bodyTimeout * 1000))
+        limits.keepAliveTimeout = .milliseconds(Int64(keepAliveTimeout * 1000))
+        limits.sendTimeout = .milliseconds(Int64(sendTimeout * 1000))
+        let requested = maxConnections ?? limits.maximumConnections
+        switch DescriptorLimit.raisingSoftLimitToHard() {
+        case .success(let descriptors):
+            let allowed = ConnectionLimits.connections(allowedBy: descriptors.soft)
+            limits.maximumConnections = min(requested, allowed)
+            var metadata: Logger.Metadata = [
+                "descriptors": .stringConvertible(descriptors.soft), "connections": .stringConvertible(limits.maximumConnections),
+            ]
+            if descriptors.soft != descriptors.previousSoft {
+                metadata["raised from"] = .stringConvertible(descriptors.previousSoft)
+            }
+            logger.info("open-file descriptor limit", metadata: metadata)
+            if maxConnections.map({ $0 > allowed }) ?? false {
+                logger.warning(
+                    "--max-connections \(requested) is more than \(descriptors.soft) descriptors allow: serving at most \(allowed)")
+            }
+        case .failure(let error):
+            limits.maximumConnections = min(requested, 768)
+            logger.warning("cannot read the descriptor limit: \(error); serving at most \(limits.maximumConnections) connections")
+        }
+        return limits
     }
 
     /// `HOST:PORT` or `[IPv6]:PORT`, checked.

@@ -49,6 +49,12 @@ struct Variant: Sendable {
     func make(
         from original: Data, maximumPixels: Int, record: (ServerMetrics.Stage, Duration) -> Void = { _, _ in }
     ) throws(ServeError) -> Data {
+        // What the header declares, refused before any decode: the library's decode-time scaling
+        // would let a 3.6-gigapixel JPEG through at 1/8 scale, but a server's memory is bounded by
+        // its limits, not by what a file claims.
+        if let size = Image.uprightSize(of: original), Self.pixels(size.width, size.height) > maximumPixels {
+            throw .sourceTooLarge("\(size.width)x\(size.height) is more than the limit of \(maximumPixels) pixels")
+        }
         do {
             var started = ContinuousClock.now
             let (image, warnings) = try render(original, maximumPixels: maximumPixels)
@@ -120,6 +126,12 @@ struct Variant: Sendable {
         case .center, .east, .west: y = spareY / 2
         }
         return (x, y)
+    }
+
+    /// `width × height`, or `Int.max` when that overflows.
+    private static func pixels(_ width: Int, _ height: Int) -> Int {
+        let (product, overflow) = width.multipliedReportingOverflow(by: height)
+        return overflow ? .max : product
     }
 
     private static func scaled(_ side: Int, _ scale: Double) -> Int {

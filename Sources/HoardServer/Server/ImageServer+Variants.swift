@@ -50,17 +50,16 @@ extension ImageServer {
     }
 
     /// The variant's entry (its bytes and when they were stored) from the cache, or made from the
-    /// original `load` gives (one decode per key at a time, in the queue).
+    /// local original `load` reads (one decode per key at a time, in the queue). The original is
+    /// read once a decode place is free: a local file never waits behind a remote origin.
     private func cached(_ variant: Variant, load: @escaping @Sendable () async throws -> Data) async throws
         -> CacheEntry<Data>
     {
-        let render = renderer(variant)
-        let entry = try await hoard.encodedEntry(Image.self, forKey: variant.cacheKey) { [loads, metrics] in
-            try await loads.run {
+        let entry = try await hoard.encodedEntry(Image.self, forKey: variant.cacheKey) { [self] in
+            try await decode(variant) {
                 let started = ContinuousClock.now
-                let original = try await load()
-                metrics?.record(.origin, ContinuousClock.now - started)
-                return try await render(original)
+                defer { metrics?.record(.origin, ContinuousClock.now - started) }
+                return try await load()
             }
         }
         if let storeError = entry.storeError {
@@ -72,14 +71,18 @@ extension ImageServer {
     /// Makes `variant` from an original: a place in the decode queue, then the work on the
     /// server's decode threads (the cooperative pool stays free for requests that need no decode).
     private func renderer(_ variant: Variant) -> @Sendable (Data) async throws -> Data {
-        let maximumPixels = configuration.maximumPixels
-        return { [queue, metrics, decodeThreads] original in
-            let queued = ContinuousClock.now
-            return try await queue.run {
-                metrics?.record(.queue, ContinuousClock.now - queued)
-                return try await decodeThreads.runIfActive {
-                    try variant.make(from: original, maximumPixels: maximumPixels) { metrics?.record($0, $1) }
-                }
+        { [self] original in try await decode(variant, from: { original }) }
+    }
+
+    /// Makes `variant` from the original `load` gives, once a place in the decode queue is free.
+    private func decode(_ variant: Variant, from load: @Sendable () async throws -> Data) async throws -> Data {
+        let queued = ContinuousClock.now
+        return try await queue.run {
+            metrics?.record(.queue, ContinuousClock.now - queued)
+            let original = try await load()
+            let maximumPixels = configuration.maximumPixels
+            return try await decodeThreads.runIfActive { [metrics] in
+                try variant.make(from: original, maximumPixels: maximumPixels) { metrics?.record($0, $1) }
             }
         }
     }
@@ -94,8 +97,8 @@ extension ImageServer {
         let started = ContinuousClock.now
         let check: OriginalCache.Check
         do {
-            // A stale original's revalidation may download it: that takes a place too.
-            check = try await loads.run {
+            // A stale original's revalidation may download it: that takes a place of its origin.
+            check = try await originPlaces.run(for: url) {
                 try await originalCache.check(url, identifier: identifier, thumbnailKey: variant.cacheKey, work: work)
             }
         } catch {
@@ -110,11 +113,12 @@ extension ImageServer {
         metrics?.record(.origin, ContinuousClock.now - started)
         let make = renderer(variant)
         let entry = try await hoard.encodedEntry(Image.self, forKey: variant.cacheKey) {
-            [loads, metrics, originalCache] in
+            [originPlaces, metrics, originalCache] in
             do {
                 // Runs in the cache's single-flight task, on Swift's pool: reading, hashing and
-                // storing an original never hold up an event loop.
-                return try await loads.run {
+                // storing an original never hold up an event loop. The download holds a place of
+                // its origin, never a decode place: only the decode itself waits for one.
+                return try await originPlaces.run(for: url) {
                     let used: OriginalCache.Original
                     if let downloaded = check.original {
                         used = downloaded

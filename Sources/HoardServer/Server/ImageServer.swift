@@ -29,10 +29,9 @@ public final class ImageServer: Sendable {
     let hoard: Hoard
     let configuration: ServerConfiguration
     let queue: WorkQueue
-    /// Places for requests loading an original (reading, downloading, revalidating) and making a
-    /// variant: at most the decode places plus the queue's, each holding one source at most, so
-    /// that memory stays bounded under a flood of new variants; 503 beyond.
-    let loads: WorkQueue
+    /// Places for downloading and revalidating originals, per origin: a silent origin holds only
+    /// its own, and memory stays bounded by the allow-list's origins times their places; 503 beyond.
+    let originPlaces: OriginPlaces
     /// The threads decodes run on: the server's own, so that a decode never waits behind, or holds
     /// up, the cooperative pool or NIO's shared blocking-work threads (DNS lookups run there).
     let decodeThreads: NIOThreadPool
@@ -75,7 +74,8 @@ public final class ImageServer: Sendable {
                 configuration: .init(costLimit: configuration.memoryBytes, defaultExpiry: .seconds(60)))
             : nil
         queue = WorkQueue(concurrency: configuration.decodeConcurrency, capacity: configuration.queueCapacity)
-        loads = WorkQueue(concurrency: configuration.decodeConcurrency + configuration.queueCapacity, capacity: 0)
+        originPlaces = OriginPlaces(
+            concurrency: configuration.originConcurrency, capacity: configuration.queueCapacity)
         decodeThreads = NIOThreadPool(numberOfThreads: configuration.decodeConcurrency)
         decodeThreads.start()
         local = configuration.sources.localRoot.map {

@@ -29,8 +29,13 @@ public struct ServerConfiguration: Sendable {
     public var maximumRedirects = 5
     /// Decodes run at once, 1 to 1,024; the machine's cores by default.
     public var decodeConcurrency = min(1024, max(1, ProcessInfo.processInfo.activeProcessorCount))
-    /// Requests that may wait for a decode before the server answers 503, up to 1,000,000. 16 by default.
+    /// Requests that may wait for a decode before the server answers 503, up to 1,000,000. 16 by
+    /// default. Each origin has a queue of this length too, for its downloads.
     public var queueCapacity = 16
+    /// Downloads and revalidations at once per origin (scheme, host and port), 1 to 1,024; 8 by
+    /// default (AsyncHTTPClient's connections per host). Waiting on an origin never holds a decode
+    /// place, and a local file never waits behind an origin.
+    public var originConcurrency = 8
     /// `Cache-Control: max-age` of images, in seconds. One day by default.
     public var cacheMaxAge = 86_400
     /// Bytes of answers kept in memory (least recently used go first, each for at most a
@@ -60,6 +65,7 @@ public struct ServerConfiguration: Sendable {
             ("request timeout", requestTimeout > .zero),
             ("maximum redirects", (0...20).contains(maximumRedirects)),
             ("decode concurrency", (1...1024).contains(decodeConcurrency)),
+            ("origin concurrency", (1...1024).contains(originConcurrency)),
             ("queue capacity", (0...1_000_000).contains(queueCapacity)), ("cache max-age", cacheMaxAge >= 0), ("memory bytes", memoryBytes >= 0),
         ]
         for (name, valid) in checks where !valid { throw .badOptions("\(name) is out of range") }

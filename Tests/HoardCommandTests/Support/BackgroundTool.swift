@@ -26,9 +26,11 @@ final class BackgroundTool {
 
     /// Starts the tool with `arguments`; its output files go in `folder` (created).
     ///
-    /// - Parameter environment: Variables set (or replaced) in the tool's environment.
-    init(_ arguments: [String], folder: String, environment: [String: String] = [:]) throws {
-        let executable = try #require(HoardTool.executablePath, "run `swift build --build-tests` first")
+    /// - Parameters:
+    ///   - environment: Variables set (or replaced) in the tool's environment.
+    ///   - launcher: A command that runs the tool (`["/usr/bin/prlimit", "--nofile=1024:1024"]`).
+    init(_ arguments: [String], folder: String, environment: [String: String] = [:], launcher: [String] = []) throws {
+        let tool = try #require(HoardTool.executablePath, "run `swift build --build-tests` first")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         outputPath = folder + "/stdout"
         errorPath = folder + "/stderr"
@@ -37,8 +39,8 @@ final class BackgroundTool {
                 throw CocoaError(.fileWriteUnknown)
             }
         }
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
+        process.executableURL = URL(fileURLWithPath: launcher.first ?? tool)
+        process.arguments = launcher.isEmpty ? arguments : launcher.dropFirst() + [tool] + arguments
         if !environment.isEmpty {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         }
