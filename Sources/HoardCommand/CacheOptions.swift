@@ -74,7 +74,7 @@ struct CacheOptions: ParsableArguments {
         metricsFactory: (any MetricsFactory)? = nil, logger: Logger = ToolLogHandler.logger()
     ) throws -> Hoard {
         try Self.open(
-            name: "default", directory: directory, mebibytes: cacheLimit - originalsMiB, remote: remote,
+            name: Self.cacheName(of: directory), directory: directory, mebibytes: cacheLimit - originalsMiB, remote: remote,
             fetchLeaseDuration: fetchLeaseDuration, memoryBytes: memoryBytes, metricsFactory: metricsFactory,
             logger: logger)
     }
@@ -90,6 +90,16 @@ struct CacheOptions: ParsableArguments {
         return try Self.open(
             name: "originals", directory: originalsDirectory, mebibytes: originalsMiB, remote: remote,
             fetchLeaseDuration: fetchLeaseDuration, expiry: Self.originalsExpiry, logger: logger)
+    }
+
+    /// The cache's name in logs and metrics: its folder's name (`hoard` for `/var/cache/hoard`),
+    /// or `default` when that is not a name a configuration takes.
+    static func cacheName(of directory: URL) -> String {
+        let name = directory.standardizedFileURL.lastPathComponent
+        let plain = name.unicodeScalars.allSatisfy {
+            ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) || "-_.".unicodeScalars.contains($0)
+        }
+        return plain && !name.isEmpty && name.utf8.count <= 128 && name != "." && name != ".." ? name : "default"
     }
 
     private static func open(

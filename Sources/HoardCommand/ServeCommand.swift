@@ -32,6 +32,8 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(help: "Address and port to listen on, HOST:PORT ([::1]:PORT for IPv6; port 0 picks a free one).")
     var bind = "127.0.0.1:8080"
+    @Option(help: "Serve /metrics on this HOST:PORT instead of beside the images (keep it off the public port).")
+    var metricsBind: String?
     @OptionGroup var cacheOptions: CacheOptions
     @OptionGroup(title: "Shared cache") var remoteOptions: RemoteOptions
     @Option(name: .customLong("allow-source"), help: "An allowed source URL prefix (repeatable).")
@@ -71,6 +73,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     func validate() throws {
         _ = try Self.address(bind)
+        if let metricsBind { _ = try Self.address(metricsBind, option: "--metrics-bind") }
         for (name, value, range) in [
             ("--max-source-bytes", maxSourceBytes, 1...(1 << 34)), ("--max-pixels", maxPixels, 1...1_000_000_000),
             ("--queue", queue, 0...100_000), ("--origin-concurrency", originConcurrency, 1...1024), ("--max-age", maxAge, 0...(1 << 31)), ("--memory-limit", memoryLimit, 0...(1 << 20)),
@@ -107,27 +110,60 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             var configuration = try serverConfiguration()
             configuration.metricsRegistry = registry
+            configuration.servesMetricsWithImages = metricsBind == nil
+            if let tier, remoteOptions.remoteRequired {
+                configuration.readinessCheck = {
+                    do {
+                        try await tier.checkReachable()
+                        return nil
+                    } catch {
+                        return "the shared cache is required (--remote-required) and cannot be reached: \(error)"
+                    }
+                }
+            }
             server = try ImageServer(
                 hoard: hoard, originals: try cacheOptions.openOriginals(remote: tier), configuration: configuration,
                 logger: logger)
+            if configuration.sources.prefixes.isEmpty && configuration.sources.localRoot == nil {
+                logger.warning("neither --allow-source nor --root is given: every image request will be refused (403)")
+            }
         } catch let error as ServeError {
             await tier?.shutdown()
-            throw ValidationError("\(error)")
+            throw ValidationError(error.reason)
         } catch {
             await tier?.shutdown()
             throw error
         }
         let router = Router()
         server.addRoutes(to: router)
+        let listening = ListeningFlag()
         let application = Application(
-            router: router, server: connectionLimits(logger: logger).http1Server(logger: logger), configuration: .init(address: .hostname(host, port: port), serverName: "hoard"),
+            router: router, server: connectionLimits(logger: logger).http1Server(logger: logger),
+            configuration: .init(address: .hostname(host, port: port), serverName: "hoard"),
             onServerRunning: { channel in
+                listening.set()
                 let address = channel.localAddress.map { "\($0.ipAddress ?? host):\($0.port ?? port)" } ?? bind
                 FileHandle.standardError.write(Data("hoard serve: listening on http://\(address)\n".utf8))
             },
             logger: logger)
+        var services: [any Service] = [application]
+        if let metricsBind {
+            let (metricsHost, metricsPort) = try Self.address(metricsBind, option: "--metrics-bind")
+            let metricsRouter = Router()
+            server.addMetricsRoute(to: metricsRouter)
+            services.append(
+                Application(
+                    router: metricsRouter,
+                    configuration: .init(address: .hostname(metricsHost, port: metricsPort), serverName: "hoard"),
+                    onServerRunning: { channel in
+                        let address = channel.localAddress.map { "\($0.ipAddress ?? metricsHost):\($0.port ?? metricsPort)" }
+                        FileHandle.standardError.write(
+                            Data("hoard serve: metrics on http://\(address ?? metricsBind)/metrics\n".utf8))
+                    },
+                    logger: logger))
+        }
         var groupConfiguration = ServiceGroupConfiguration(
-            services: [application], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+            services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         groupConfiguration.maximumGracefulShutdownDuration = .milliseconds(Int64(shutdownGrace * 1000))
         do {
             // Requests are handled on the loop that read them (the application's loops are the
@@ -138,11 +174,20 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             try? await server.shutdown()
             await tier?.shutdown()
+            if !listening.isSet {
+                throw RunFailure("cannot listen on \(bind)\(metricsBind.map { " or \($0)" } ?? ""): \(Self.reason(error))")
+            }
             throw RunFailure("the server stopped: \(error)")
         }
         try? await server.shutdown()
         await tier?.shutdown()
         FileHandle.standardError.write(Data("hoard serve: stopped\n".utf8))
+    }
+
+    /// A failure to listen, said as the system says it (`Address already in use`).
+    private static func reason(_ error: any Error) -> String {
+        if let error = error as? IOError { return String(cString: strerror(error.errnoCode)) }
+        return "\(error)"
     }
 
     /// The server's configuration from the options and the environment.
@@ -178,7 +223,7 @@ struct ServeCommand: AsyncParsableCommand {
                 allowing: allowedSources, localRoot: root.map { URL(fileURLWithPath: $0).standardizedFileURL.path },
                 allowedKinds: kinds)
         } catch {
-            throw ValidationError("--allow-source: \(error)")
+            throw ValidationError("--allow-source: \(error.reason)")
         }
         configuration.maximumSourceBytes = maxSourceBytes
         configuration.maximumPixels = maxPixels
@@ -191,14 +236,14 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             try configuration.validate()
         } catch {
-            throw ValidationError("\(error)")
+            throw ValidationError(error.reason)
         }
         // Each preset must parse as options on its own.
         for name in configuration.presets.keys {
             do {
                 _ = try ImagePath(parsing: "/unsafe/p:\(name)/plain/https://a.example/x", presets: configuration.presets)
             } catch {
-                throw ValidationError("--preset \(name): \(error)")
+                throw ValidationError("--preset \(name): \(error.reason)")
             }
         }
         return configuration
@@ -236,13 +281,20 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     /// `HOST:PORT` or `[IPv6]:PORT`, checked.
-    static func address(_ text: String) throws -> (host: String, port: Int) {
+    static func address(_ text: String, option: String = "--bind") throws -> (host: String, port: Int) {
         guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
             (0...65_535).contains(port)
-        else { throw ValidationError("--bind \(text) is not HOST:PORT with a port from 0 to 65535") }
+        else { throw ValidationError("\(option) \(text) is not HOST:PORT with a port from 0 to 65535") }
         var host = String(text[..<colon])
         if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        guard !host.isEmpty else { throw ValidationError("--bind \(text) names no host") }
+        guard !host.isEmpty else { throw ValidationError("\(option) \(text) names no host") }
         return (host, port)
     }
+}
+
+/// A flag set once, from any thread.
+private final class ListeningFlag: Sendable {
+    private let value = Lock(false)
+    var isSet: Bool { value.withLock { $0 } }
+    func set() { value.withLock { $0 = true } }
 }

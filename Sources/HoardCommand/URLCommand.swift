@@ -47,14 +47,22 @@ struct URLCommand: ParsableCommand {
             }
             print(try URLSigner(keys: keys, salts: salts).signedPath(part))
         } catch let error as ServeError {
-            throw ValidationError(error.description)
+            throw Self.usageFailure(error.reason)
+        } catch let error as ValidationError {
+            throw Self.usageFailure(error.message)
         }
     }
 
-    /// `text` with every byte outside ASCII percent-encoded, so that `https://a.example/ü.jpg`
-    /// works as typed.
+    /// Says what is wrong, without the whole tool's usage after it, and exits with 64 (`EX_USAGE`).
+    private static func usageFailure(_ message: String) -> ExitCode {
+        FileHandle.standardError.write(Data("Error: \(message)\n".utf8))
+        return ExitCode.validationFailure
+    }
+
+    /// `text` with spaces, control characters and every byte outside ASCII percent-encoded, so
+    /// that `https://a.example/ü.jpg` and `local:///a photo.jpg` work as typed.
     private static func asciiOnly(_ text: String) -> String {
-        text.utf8.map { $0 < 0x80 ? String(UnicodeScalar($0)) : String(format: "%%%02X", $0) }.joined()
+        text.utf8.map { (0x21..<0x7F).contains($0) ? String(UnicodeScalar($0)) : String(format: "%%%02X", $0) }.joined()
     }
 
     private static func choice<T: RawRepresentable & CaseIterable>(_ value: String, _ option: String) throws -> T

@@ -52,7 +52,7 @@ struct ServeCommandTests {
         let text = String(decoding: metrics.body, as: UTF8.self)
         #expect(metrics.status == 200)
         #expect(text.contains(#"hoard_serve_requests_total{status="400"} 1"#), "\(text)")
-        #expect(text.contains(#"hoard_hits_total{cache="default",tier="disk"} 1"#), "\(text)")
+        #expect(text.contains(#"hoard_hits_total{cache="cache",tier="disk"} 1"#), "the cache folder names the cache: \(text)")
 
         server.send(SIGTERM)
         // A watchdog only (it fires on a hang); a loaded 2-core machine may stall the server for tens of seconds.

@@ -92,12 +92,24 @@ struct ImagePathTests {
         }
     }
 
-    @Test("local sources keep their components; percent-encoding is decoded once, so %2e%2e is a name, not ..")
+    @Test("a local source is a URL: its components are percent-decoded once; encoded slashes, dots and NUL stay refused")
     func localSources() throws {
         let path = try ImagePath(parsing: "/s/w:10/plain/local%3A%2F%2F%2Fphotos%2Fa.jpg")
         #expect(path.source == .local(["photos", "a.jpg"]))
-        let doubly = try ImagePath(parsing: "/s/w:10/plain/local:///photos/%252e%252e/a.jpg")
-        #expect(doubly.source == .local(["photos", "%2e%2e", "a.jpg"]))
-        #expect(doubly.source.description == "local:///photos/%2e%2e/a.jpg")
+        #expect(try ImageSource(parsing: "local:///caf%C3%A9%201.jpg") == .local(["café 1.jpg"]))
+        #expect(try ImageSource(parsing: "local:///caf%C3%A9%201.jpg").description == "local:///caf%C3%A9%201.jpg")
+        #expect(try ImageSource(parsing: "local:///caf%C3%A9%201.jpg") == ImageSource(parsing: "local:///café%201.jpg"))
+        // A plain source is itself percent-encoded once (as imgproxy's are): the URL inside is decoded once more.
+        #expect(try ImagePath(parsing: "/s/w:10/plain/local:///caf%25C3%25A9.jpg").source == .local(["café.jpg"]))
+        // Round trip: what `hoard url` signs (Base64 of the description) is what the server reads.
+        let source = ImageSource.local(["a b", "%zz", "é.jpg"])
+        #expect(try ImageSource(parsing: source.description) == source)
+        for refused in [
+            "local:///a%2Fb.jpg", "local:///%2e%2e/a.jpg", "local:///a/%2E/b.jpg", "local:///a%00b", "local:///a%0Ab",
+            "local:////x.jpg", "local:///a/", "local:///a//b.jpg", "local://x.jpg", "local:/x.jpg", "local:///%zz",
+        ] {
+            #expect(throws: ServeError.self, "\(refused)") { try ImageSource(parsing: refused) }
+        }
+        #expect(throws: ServeError.self) { try ImagePath(parsing: "/s/w:10/plain/local:///photos/%252e%252e/a.jpg") }
     }
 }

@@ -62,6 +62,17 @@ public enum ServeError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// The reason alone, without the status's words: what a command-line tool prints.
+    public var reason: String {
+        switch self {
+        case .badOptions(let reason), .signatureRefused(let reason), .sourceRefused(let reason),
+            .sourceMissing(let reason), .sourceTooLarge(let reason), .notAnImage(let reason), .badImage(let reason),
+            .originFailed(let reason), .originTimedOut(let reason), .internalError(let reason):
+            reason
+        case .overloaded(let seconds): "overloaded: retry after \(seconds) s"
+        }
+    }
+
     /// What the response's body says: the description, except for an internal error, whose
     /// detail (paths, the cache's own errors) stays in the log.
     public var responseMessage: String {

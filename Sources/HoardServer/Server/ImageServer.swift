@@ -91,37 +91,69 @@ public final class ImageServer: Sendable {
     }
 
     /// Adds the routes to `router` below `prefix` (empty, or `/images` with no trailing slash:
-    /// the full path before the signature, also when `router` is a group).
+    /// the full path before the signature, also when `router` is a group). Every route answers
+    /// `HEAD` too, with `GET`'s headers and no body; an image's `HEAD` costs what its `GET` does (a
+    /// variant not yet cached is made and cached, so that its length and entity tag are true).
     public func addRoutes<Context: RequestContext>(to router: some RouterMethods<Context>, prefix: String = "") {
         let group = prefix.isEmpty ? "" : prefix
-        router.get(RouterPath(group + "/health")) { _, _ in Self.textResponse(.ok, "ok") }
-        router.get(RouterPath(group + "/ready")) { [self] _, _ in await readiness() }
-        if let metrics {
-            router.get(RouterPath(group + "/metrics")) { _, _ in
-                var headers = HTTPFields()
-                headers[.contentType] = "text/plain; version=0.0.4"
-                return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: metrics.text())))
+        for method in [HTTPRequest.Method.get, .head] {
+            router.on(RouterPath(group + "/health"), method: method) { request, _ in
+                Self.withoutBodyForHead(request, Self.textResponse(.ok, "ok"))
+            }
+            router.on(RouterPath(group + "/ready"), method: method) { [self] request, _ in
+                Self.withoutBodyForHead(request, await readiness())
+            }
+            if configuration.servesMetricsWithImages { addMetricsRoute(to: router, prefix: prefix, method: method) }
+            router.on(RouterPath(group + "/**"), method: method) { [self] request, context in
+                let started = ContinuousClock.now
+                report(inFlightChange: 1)
+                let response = await respond(to: request, path: String(request.uri.path.dropFirst(prefix.count)))
+                report(inFlightChange: -1)
+                let elapsed = ContinuousClock.now - started
+                metrics?.count(status: response.status.code)
+                metrics?.record(.total, elapsed)
+                // One line per request, with the request id Hummingbird puts in the context's logger.
+                context.logger.info(
+                    "\(request.method)",
+                    metadata: [
+                        "path": .string(request.uri.path), "status": .stringConvertible(response.status.code),
+                        "type": .string(response.headers[.contentType] ?? "-"),
+                        "accept": .string(request.headers[.accept] ?? "-"),
+                        "ms": .stringConvertible(elapsed.milliseconds),
+                    ])
+                return Self.withoutBodyForHead(request, response)
             }
         }
-        router.get(RouterPath(group + "/**")) { [self] request, context in
-            let started = ContinuousClock.now
-            report(inFlightChange: 1)
-            let response = await respond(to: request, path: String(request.uri.path.dropFirst(prefix.count)))
-            report(inFlightChange: -1)
-            let elapsed = ContinuousClock.now - started
-            metrics?.count(status: response.status.code)
-            metrics?.record(.total, elapsed)
-            // One line per request, with the request id Hummingbird puts in the context's logger.
-            context.logger.info(
-                "GET",
-                metadata: [
-                    "path": .string(request.uri.path), "status": .stringConvertible(response.status.code),
-                    "type": .string(response.headers[.contentType] ?? "-"),
-                    "accept": .string(request.headers[.accept] ?? "-"),
-                    "ms": .stringConvertible(elapsed.milliseconds),
-                ])
-            return response
+    }
+
+    /// Adds `GET` and `HEAD` `<prefix>/metrics` to `router` (nothing without a metrics registry):
+    /// for a router of its own on a private address, with
+    /// ``ServerConfiguration/servesMetricsWithImages`` off.
+    public func addMetricsRoute<Context: RequestContext>(to router: some RouterMethods<Context>, prefix: String = "") {
+        for method in [HTTPRequest.Method.get, .head] { addMetricsRoute(to: router, prefix: prefix, method: method) }
+    }
+
+    private func addMetricsRoute<Context: RequestContext>(
+        to router: some RouterMethods<Context>, prefix: String, method: HTTPRequest.Method
+    ) {
+        guard let metrics else { return }
+        router.on(RouterPath(prefix + "/metrics"), method: method) { request, _ in
+            var headers = HTTPFields()
+            headers[.contentType] = "text/plain; version=0.0.4"
+            let response = Response(
+                status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: metrics.text())))
+            return Self.withoutBodyForHead(request, response)
         }
+    }
+
+    /// `response` as a `HEAD` request gets it: the same headers, its length kept, no body.
+    static func withoutBodyForHead(_ request: Request, _ response: Response) -> Response {
+        guard request.method == .head else { return response }
+        var headers = response.headers
+        if let length = response.body.contentLength, headers[.contentLength] == nil {
+            headers[.contentLength] = String(length)
+        }
+        return Response(status: response.status, headers: headers, body: ResponseBody())
     }
 
     /// Updates the in-flight count and reports it with the queue's length.
@@ -146,15 +178,18 @@ public final class ImageServer: Sendable {
             guard request.uri.query == nil else { throw ServeError.badOptions("the path takes no query") }
             let image = try await image(for: path, accept: request.headers[.accept])
             var headers = HTTPFields()
-            headers[.contentType] = image.mediaType
             if let entityTag = image.entityTag { headers[.eTag] = entityTag }
             headers[.cacheControl] = "public, max-age=\(configuration.cacheMaxAge)"
             if image.variesByAccept { headers[.vary] = "Accept" }
+            // A 304 carries the validators and caching fields of the 200 it stands for, but no
+            // representation fields (RFC 9110, 15.4.5).
             if let entityTag = image.entityTag, let condition = request.headers[.ifNoneMatch],
                 Self.matches(condition, entityTag)
             {
                 return Response(status: .notModified, headers: headers)
             }
+            headers[.contentType] = image.mediaType
+            headers[.xContentTypeOptions] = "nosniff"
             return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(data: image.bytes)))
         } catch {
             let serveError = Self.serveError(error)
@@ -217,11 +252,15 @@ public final class ImageServer: Sendable {
     private func readiness() async -> Response {
         do {
             _ = try await hoard.retrieve(Data.self, forKey: "hoard-serve/readiness")
-            return Self.textResponse(.ok, "ready")
         } catch {
             logger.warning("not ready", metadata: ["error": .string("\(error)")])
             return Self.textResponse(.serviceUnavailable, "not ready: a cache tier fails (see the log)")
         }
+        if let reason = await configuration.readinessCheck?() {
+            logger.warning("not ready", metadata: ["error": .string(reason)])
+            return Self.textResponse(.serviceUnavailable, "not ready: a required tier cannot be reached (see the log)")
+        }
+        return Self.textResponse(.ok, "ready")
     }
 
     /// Whether an `If-None-Match` value names `entityTag` (weak comparison, or `*`).

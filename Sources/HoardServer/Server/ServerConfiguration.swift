@@ -45,6 +45,12 @@ public struct ServerConfiguration: Sendable {
     /// format (give the cache's configuration a `PrometheusMetricsFactory` over the same registry
     /// for its hits per tier). `nil` by default: no metrics, no route.
     public var metricsRegistry: PrometheusCollectorRegistry?
+    /// Whether `/metrics` is served beside the images; `false` when it has a listener of its own
+    /// (``ImageServer/addMetricsRoute(to:)``), which keeps it off a public port.
+    public var servesMetricsWithImages = true
+    /// A check `/ready` runs besides the cache's own: the reason the server is not ready (a shared
+    /// tier it requires cannot be reached), or `nil`. `nil` by default.
+    public var readinessCheck: (@Sendable () async -> String?)?
 
     /// A configuration that verifies with `signer` and reads no source until ``sources`` allows some.
     public init(signer: URLSigner?) {
