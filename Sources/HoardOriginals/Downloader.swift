@@ -5,7 +5,8 @@ import HoardSystem
 import NIOCore
 import NIOHTTP1
 
-/// Downloads with one shared AsyncHTTPClient (connections are reused), a time limit per request,
+/// Downloads with one shared AsyncHTTPClient (connections are reused; with a check that pins
+/// addresses, one per checked host and address), a time limit per request,
 /// a redirect limit, and a body size limit enforced while streaming (a larger body is cut off,
 /// never buffered). The client, and NIO's event loop threads with it, are only created by the
 /// first download, so a batch of local files or cached thumbnails never starts them.
@@ -25,14 +26,25 @@ package final class Downloader: Sendable {
     /// ``timeout`` in whole milliseconds, at least 1.
     private let timeoutMilliseconds: Int64
     private let createdClient = Lock<HTTPClient?>(nil)
-    /// Checks each URL before it is requested (the first and every redirect's), or `nil`.
-    private let check: (@Sendable (URL) async throws(DownloadError) -> Void)?
+    /// Clients that connect to one checked address of a host, by `"host address"`.
+    private let pinnedClients = Lock<[String: HTTPClient]>([:])
+    /// Checks each URL before it is requested (the first and every redirect's), or `nil`; returns
+    /// the address the request must connect to (the one it checked), or `nil` to let the client
+    /// resolve the host.
+    private let check: (@Sendable (URL) async throws(DownloadError) -> String?)?
+
+    /// Pinned clients kept for reuse; past this many, a pinned request gets a client of its own,
+    /// shut down after it (a host whose DNS rotates through many addresses cannot grow the table).
+    static let pinnedClientLimit = 64
 
     /// A downloader; with `check`, redirects are followed here rather than by the client, and
-    /// `check` is asked about each URL before it is requested (a server's source policy).
+    /// `check` is asked about each URL before it is requested (a server's source policy). The
+    /// address `check` returns is the one connected to: a host's DNS cannot answer the check
+    /// with an allowed address and the connection with a refused one (DNS rebinding), since the
+    /// client never resolves the host itself; TLS still names and verifies the host.
     package init(
         timeout: Double, maximumBytes: Int, maximumRedirects: Int,
-        check: (@Sendable (URL) async throws(DownloadError) -> Void)? = nil
+        check: (@Sendable (URL) async throws(DownloadError) -> String?)? = nil
     ) {
         self.timeout = timeout
         self.maximumBytes = maximumBytes
@@ -60,17 +72,42 @@ package final class Downloader: Sendable {
     private var client: HTTPClient {
         createdClient.withLock { client in
             if let client { return client }
-            let redirects: HTTPClient.Configuration.RedirectConfiguration =
-                maximumRedirects == 0 || check != nil ? .disallow : .follow(max: maximumRedirects, allowCycles: false)
-            var configuration = HTTPClient.Configuration(redirectConfiguration: redirects)
-            configuration.timeout = .init(
-                connect: .milliseconds(timeoutMilliseconds), read: .milliseconds(timeoutMilliseconds))
-            // A refused connection fails its request at once instead of being retried until the timeout.
-            configuration.connectionPool.retryConnectionEstablishment = false
-            let created = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+            let created = makeClient()
             client = created
             return created
         }
+    }
+
+    /// A client with the downloader's limits; with `dnsOverride`, one that connects to the
+    /// addresses it names instead of resolving their hosts.
+    private func makeClient(dnsOverride: [String: String] = [:]) -> HTTPClient {
+        let redirects: HTTPClient.Configuration.RedirectConfiguration =
+            maximumRedirects == 0 || check != nil ? .disallow : .follow(max: maximumRedirects, allowCycles: false)
+        var configuration = HTTPClient.Configuration(redirectConfiguration: redirects)
+        configuration.timeout = .init(
+            connect: .milliseconds(timeoutMilliseconds), read: .milliseconds(timeoutMilliseconds))
+        // A refused connection fails its request at once instead of being retried until the timeout.
+        configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.dnsOverride = dnsOverride
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+
+    /// The client for `url`: the shared one, or one connecting `url`'s host to `address`, and
+    /// whether it is the caller's own to shut down.
+    private func client(for url: URL, pinnedTo address: String?) -> (HTTPClient, ownedByCaller: Bool) {
+        guard let address, let host = URLComponents(url: url, resolvingAgainstBaseURL: false)?.host, host != address
+        else { return (client, false) }
+        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        let key = bare + " " + address
+        let shared = pinnedClients.withLock { clients -> HTTPClient? in
+            if let client = clients[key] { return client }
+            guard clients.count < Self.pinnedClientLimit else { return nil }
+            let created = makeClient(dnsOverride: [bare: address])
+            clients[key] = created
+            return created
+        }
+        if let shared { return (shared, false) }
+        return (makeClient(dnsOverride: [bare: address]), true)
     }
 
     /// The body of `url`, or with `conditions`, `304 Not Modified` when the server says the cached
@@ -116,8 +153,8 @@ package final class Downloader: Sendable {
         var seen: Set<String> = []
         for _ in 0...maximumRedirects {
             guard seen.insert(url.absoluteString).inserted else { throw DownloadError.redirectLoop }
-            try await check(url)
-            switch try await fetch(url, conditions: conditions) {
+            let address = try await check(url)
+            switch try await fetch(url, conditions: conditions, pinnedTo: address) {
             case .redirect(let location):
                 guard let next = URL(string: location, relativeTo: url)?.absoluteURL else {
                     throw DownloadError.httpStatus(302, "Found, with no valid Location")
@@ -136,7 +173,20 @@ package final class Downloader: Sendable {
         case redirect(String)
     }
 
-    private func fetch(_ url: URL, conditions: RequestConditions?) async throws -> Hop {
+    private func fetch(_ url: URL, conditions: RequestConditions?, pinnedTo address: String? = nil) async throws -> Hop {
+        let (client, owned) = client(for: url, pinnedTo: address)
+        guard owned else { return try await fetch(url, conditions: conditions, with: client) }
+        do {
+            let hop = try await fetch(url, conditions: conditions, with: client)
+            try? await client.shutdown()
+            return hop
+        } catch {
+            try? await client.shutdown()
+            throw error
+        }
+    }
+
+    private func fetch(_ url: URL, conditions: RequestConditions?, with client: HTTPClient) async throws -> Hop {
         var request = HTTPClientRequest(url: URLCredentials.removing(from: url).absoluteString)
         if let credentials = URLCredentials(of: url) {
             request.setBasicAuth(username: credentials.user, password: credentials.password ?? "")
@@ -192,8 +242,13 @@ package final class Downloader: Sendable {
         }
     }
 
-    /// Shuts the client down, if a download created it.
+    /// Shuts the clients down, those downloads created.
     package func shutdown() async throws {
         try await createdClient.withLock { $0 }?.shutdown()
+        let pinned = pinnedClients.withLock { clients in
+            defer { clients.removeAll() }
+            return Array(clients.values)
+        }
+        for client in pinned { try await client.shutdown() }
     }
 }

@@ -140,29 +140,33 @@ extension ImageServer {
     }
 
     /// The server's check of each URL a download requests (the source and every redirect): on
-    /// the allow-list, and resolving only to allowed addresses.
-    static func check(_ url: URL, against policy: SourcePolicy) async throws(DownloadError) {
+    /// the allow-list, and resolving only to allowed addresses. Returns the address the download
+    /// connects to, one of those checked (IPv4 first), so that the host is resolved once.
+    static func check(
+        _ url: URL, against policy: SourcePolicy, resolve: @escaping @Sendable (String) throws(ServeError) -> [IPAddress]
+    ) async throws(DownloadError) -> String? {
         let prefix: SourcePolicy.Prefix?
         do {
             prefix = try policy.prefix(for: .remote(url))
         } catch {
-            throw .refused(error.description)
+            throw .refused(error.reason)
         }
         guard let prefix, let host = URLComponents(url: url, resolvingAgainstBaseURL: false)?.host else {
-            throw .refused("Source refused: the URL has no host")
+            throw .refused("the URL has no host")
         }
         let addresses: [IPAddress]
         do {
             // getaddrinfo blocks: on NIO's blocking-work threads, not the cooperative pool's.
-            addresses = try await NIOThreadPool.singleton.runIfActive { try SourcePolicy.resolve(host: host) }
+            addresses = try await NIOThreadPool.singleton.runIfActive { try resolve(host) }
         } catch {
             throw .failed("\(host) does not resolve: \(error)")
         }
         do {
             try policy.check(addresses: addresses, for: prefix)
         } catch {
-            throw .refused(error.description)
+            throw .refused(error.reason)
         }
+        return (addresses.first { $0.isIPv4 } ?? addresses.first)?.description
     }
 
     /// The status an error of the originals' cache or the download answers with.
@@ -176,7 +180,7 @@ extension ImageServer {
             case .httpStatus(let code, _): return .originFailed("the origin answered \(code)")
             case .tooLarge(let limit): return .sourceTooLarge("the source is larger than \(limit) bytes")
             case .timedOut: return .originTimedOut("\(error)")
-            case .refused(let reason): return .sourceRefused(reason.replacingOccurrences(of: "Source refused: ", with: ""))
+            case .refused(let reason): return .sourceRefused(reason)
             case .redirectLoop, .tooManyRedirects, .connectionRefused, .failed: return .originFailed("\(error)")
             }
         case is CancellationError: return .originTimedOut("the request was cancelled")

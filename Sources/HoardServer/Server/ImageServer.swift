@@ -82,10 +82,11 @@ public final class ImageServer: Sendable {
             LocalSourceReader(root: $0, maximumBytes: configuration.maximumSourceBytes)
         }
         let policy = configuration.sources
+        let resolve = configuration.resolveHost
         downloader = Downloader(
             timeout: Double(configuration.requestTimeout.milliseconds) / 1000,
             maximumBytes: configuration.maximumSourceBytes, maximumRedirects: configuration.maximumRedirects,
-            check: { url throws(DownloadError) in try await Self.check(url, against: policy) })
+            check: { url throws(DownloadError) in try await Self.check(url, against: policy, resolve: resolve) })
         originalCache = OriginalCache(
             hoard: hoard, store: OriginalStore { originals }, downloader: downloader, policy: .stale)
     }

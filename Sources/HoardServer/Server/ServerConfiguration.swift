@@ -45,6 +45,11 @@ public struct ServerConfiguration: Sendable {
     /// format (give the cache's configuration a `PrometheusMetricsFactory` over the same registry
     /// for its hits per tier). `nil` by default: no metrics, no route.
     public var metricsRegistry: PrometheusCollectorRegistry?
+    /// How a source's host is resolved for its check; the address checked is the one connected
+    /// to. The system's resolver by default (tests put a stub here).
+    package var resolveHost: @Sendable (String) throws(ServeError) -> [IPAddress] = { host throws(ServeError) in
+        try SourcePolicy.resolve(host: host)
+    }
     /// Whether `/metrics` is served beside the images; `false` when it has a listener of its own
     /// (``ImageServer/addMetricsRoute(to:)``), which keeps it off a public port.
     public var servesMetricsWithImages = true

@@ -58,6 +58,9 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The address in standard notation.
+    /// Whether this is an IPv4 address.
+    var isIPv4: Bool { bytes.count == 4 }
+
     public var description: String {
         var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
         let family = bytes.count == 4 ? AF_INET : AF_INET6
