@@ -46,7 +46,7 @@ struct ServeConnectionTests {
         let scratch = try TemporaryDirectory()
         defer { scratch.remove() }
         let (server, port) = try await Self.start(
-            ["--header-timeout", "3"], scratch: scratch, launcher: [prlimit, "--nofile=1024:1024"])
+            ["--header-timeout", "10"], scratch: scratch, launcher: [prlimit, "--nofile=1024:1024"])
         defer { server.send(SIGKILL) }
 
         var silent: [RawConnection] = []
@@ -60,10 +60,12 @@ struct ServeConnectionTests {
         #expect(try await HTTPGet.get("http://127.0.0.1:\(port)/health").status == 200)
         let newest = try #require(silent.last)
         // Not before the header timeout (it is the newest, so nothing displaced it)...
-        #expect(!newest.isClosed(waitingUpTo: 2_000))
-        // ...and within it, with room for a loaded machine's stalls.
-        #expect(newest.isClosed(waitingUpTo: 60_000), "a silent connection was still open after 62 s")
-        #expect(ContinuousClock.now - newest.opened >= .milliseconds(2_900))
+        let early = newest.opened + .milliseconds(9_500) - ContinuousClock.now
+        if early > .zero {
+            #expect(!newest.isClosed(waitingUpTo: Int32(early.components.seconds * 1000 + early.components.attoseconds / 1_000_000_000_000_000)))
+        }
+        // ...and soon after it, with room for a loaded machine's stalls.
+        #expect(newest.isClosed(waitingUpTo: 60_000), "a silent connection was still open 60 s past its header timeout")
         #expect(Self.isRunning(server))
         #expect(try await HTTPGet.get("http://127.0.0.1:\(port)/health").status == 200)
         silent.removeAll()
@@ -88,7 +90,6 @@ struct ServeConnectionTests {
         let stalled = try #require(RawConnection(port: port))
         #expect(idle.send("GET /health HTTP/1.1\r\nHost: a\r\n\r\n"))
         #expect(idle.read(waitingUpTo: 60_000).hasPrefix("HTTP/1.1 200"))
-        let answered = ContinuousClock.now
         #expect(stalled.send("GET /health HTTP/1.1\r\nHost: a\r\nContent-Length: 1000\r\n\r\n0123456789"))
         // A header line every 300 ms never finishes the head: the header timeout still closes it.
         var closedAt: ContinuousClock.Instant?
@@ -103,7 +104,6 @@ struct ServeConnectionTests {
         #expect(slowlorisLasted >= .milliseconds(1_900), "closed after \(slowlorisLasted)")
         #expect(stalled.isClosed(waitingUpTo: 60_000), "a stalled body kept its connection")
         #expect(idle.isClosed(waitingUpTo: 60_000), "an idle keep-alive connection stayed open")
-        #expect(ContinuousClock.now - answered >= .milliseconds(2_900))
 
         server.send(SIGTERM)
         #expect(try await server.finish(timeLimit: .seconds(120)).status == 0)
