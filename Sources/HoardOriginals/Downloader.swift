@@ -244,11 +244,19 @@ package final class Downloader: Sendable {
 
     /// Shuts the clients down, those downloads created.
     package func shutdown() async throws {
-        try await createdClient.withLock { $0 }?.shutdown()
         let pinned = pinnedClients.withLock { clients in
             defer { clients.removeAll() }
             return Array(clients.values)
         }
-        for client in pinned { try await client.shutdown() }
+        // Every client is shut down, even after one fails (a client dropped unshut traps).
+        var failure: (any Error)?
+        for client in [createdClient.withLock { $0 }].compactMap({ $0 }) + pinned {
+            do {
+                try await client.shutdown()
+            } catch {
+                failure = failure ?? error
+            }
+        }
+        if let failure { throw failure }
     }
 }
