@@ -85,7 +85,10 @@ struct ServeConnectionTests {
         func printed(_ text: String, within limit: Duration) async throws -> String? {
             let deadline = ContinuousClock.now + limit
             while ContinuousClock.now < deadline {
-                let lines = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+                // Through a file handle: `String(contentsOf:)` leaks its buffer (LeakSanitizer).
+                let handle = try FileHandle(forReadingFrom: output)
+                let lines = String(decoding: try handle.readToEnd() ?? Data(), as: UTF8.self)
+                try handle.close()
                 if let line = lines.split(separator: "\n").first(where: { $0.hasPrefix(text) }) { return String(line) }
                 try await Task.sleep(for: .milliseconds(50))
             }
