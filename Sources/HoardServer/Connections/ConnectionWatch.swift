@@ -16,7 +16,6 @@ final class ConnectionWatch: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundOut = HTTPResponsePart
 
     private let registry: ConnectionRegistry
-    private let limits: ConnectionLimits
     private var timeline: ConnectionTimeline
     private var entry: ConnectionRegistry.Entry?
     private var timer: Scheduled<Void>?
@@ -25,14 +24,12 @@ final class ConnectionWatch: ChannelDuplexHandler, RemovableChannelHandler {
 
     init(registry: ConnectionRegistry, limits: ConnectionLimits) {
         self.registry = registry
-        self.limits = limits
         timeline = ConnectionTimeline(limits: limits, openedAt: .now())
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        let now = NIODeadline.now()
-        timeline = ConnectionTimeline(limits: limits, openedAt: now)
-        let entry = ConnectionRegistry.Entry(channel: context.channel, waitingSince: now)
+        // Added as the connection is set up, right after `init` started its timeline.
+        let entry = ConnectionRegistry.Entry(channel: context.channel, waitingSince: .now())
         switch registry.admit(entry) {
         case .refused:
             context.close(promise: nil)
