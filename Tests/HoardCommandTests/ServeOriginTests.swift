@@ -26,10 +26,12 @@ struct ServeOriginTests {
         let root = scratch.url(for: "root")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         try photo.write(to: root.appending(path: "photo.jpg"))
+        // The origin timeout (45 s) outlasts the other requests even on a loaded machine under AddressSanitizer
+        // (at 10 s, two silent requests timed out first there).
         let server = try BackgroundTool(
             ["serve", "--bind", "127.0.0.1:0", "--cache", scratch.url(for: "cache").path, "--root", root.path,
              "--allow-unsigned", "--allow-source", silentBase + "/", "--allow-source", healthyBase + "/",
-             "--decode-concurrency", "1", "--queue", "2", "--origin-concurrency", "2", "--timeout", "10"],
+             "--decode-concurrency", "1", "--queue", "2", "--origin-concurrency", "2", "--timeout", "45"],
             folder: scratch.url(for: "serve").path)
         defer { server.send(SIGKILL) }
         let log = try #require(try await server.waitForError(containing: "listening on http://", timeLimit: .seconds(60)))
