@@ -1,4 +1,5 @@
 import Foundation
+import HoardTestSupport
 import Testing
 
 @testable import HoardCommand
@@ -36,6 +37,18 @@ struct HTTPFreshnessTests {
         #expect(HTTPDate.parse("Thu, 29 Feb 2100 00:00:00 GMT") == nil, "2100 is not a leap year")
         #expect(HTTPDate.parse("Thursday, 01-Jan-70 00:00:00 GMT") == Date(timeIntervalSince1970: 0))
         #expect(HTTPDate.parse("Friday, 01-Jan-38 00:00:00 GMT") == Date(timeIntervalSince1970: 2_145_916_800))
+    }
+
+    @Test("a Date field is the IMF-fixdate of its second, and parses back to it")
+    func format() {
+        #expect(HTTPDate.format(secondsSince1970: 784_111_777) == "Sun, 06 Nov 1994 08:49:37 GMT")
+        #expect(HTTPDate.format(secondsSince1970: 0) == "Thu, 01 Jan 1970 00:00:00 GMT")
+        #expect(HTTPDate.format(secondsSince1970: 1_709_164_800) == "Thu, 29 Feb 2024 00:00:00 GMT")
+        var random = SplitMix64(seed: 7)
+        for _ in 0..<2_000 {
+            let second = Int(random.next() % 253_402_300_800)  // to the end of 9999
+            #expect(HTTPDate.parse(HTTPDate.format(secondsSince1970: second)) == Date(timeIntervalSince1970: TimeInterval(second)))
+        }
     }
 
     @Test("Cache-Control max-age", arguments: [

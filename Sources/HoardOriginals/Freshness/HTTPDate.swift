@@ -46,13 +46,30 @@ package enum HTTPDate {
         }
     }
 
+    /// The IMF-fixdate of a time in whole seconds since 1970 (`Sun, 06 Nov 1994 08:49:37 GMT`):
+    /// a server's `Date` field.
+    package static func format(secondsSince1970 seconds: Int) -> String {
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let secondOfDay = seconds - days * 86_400
+        let (year, month, day) = civilDate(daysSince1970: days)
+        let weekday = ((days % 7) + 7 + 3) % 7  // 1970-01-01 was a Thursday (index 3 from Monday)
+        func twoDigits(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        let yearText = String(year)
+        let fourDigits = String(repeating: "0", count: max(0, 4 - yearText.count)) + yearText
+        return "\(weekdayNames[weekday]), \(twoDigits(day)) \(monthNames[month - 1]) \(fourDigits) "
+            + "\(twoDigits(secondOfDay / 3_600)):\(twoDigits(secondOfDay / 60 % 60)):\(twoDigits(secondOfDay % 60)) GMT"
+    }
+
     // MARK: - Private
+
+    private static let weekdayNames = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+    private static let monthNames = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
     private typealias Field = ArraySlice<UInt8>
 
-    private static let shortWeekdays = Names(["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"])
+    private static let shortWeekdays = Names(weekdayNames)
     private static let longWeekdays = Names(["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"])
-    private static let months = Names(["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"])
+    private static let months = Names(monthNames)
 
     /// Names as bytes, looked up by exact bytes.
     private struct Names {
@@ -87,6 +104,19 @@ package enum HTTPDate {
         case 4, 6, 9, 11: 30
         default: 31
         }
+    }
+
+    /// The proleptic Gregorian date `days` after 1970-01-01 (Howard Hinnant's `civil_from_days`).
+    private static func civilDate(daysSince1970 days: Int) -> (year: Int, month: Int, day: Int) {
+        let shifted = days + 719_468
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let shiftedMonth = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
+        let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
     /// Days from 1970-01-01 to the given proleptic Gregorian date (Howard Hinnant's
