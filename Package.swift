@@ -192,13 +192,15 @@ let package = Package(
         .testTarget(
             name: "HoardServerTests",
             dependencies: [
-                "Hoard", "HoardServer", "HoardSystem", "HoardTestSupport",
+                "Hoard", "HoardOriginals", "HoardServer", "HoardSystem", "HoardTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
         .testTarget(

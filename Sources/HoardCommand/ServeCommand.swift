@@ -138,7 +138,8 @@ struct ServeCommand: AsyncParsableCommand {
         server.addRoutes(to: router)
         let listening = ListeningFlag()
         let application = Application(
-            router: router, server: connectionLimits(logger: logger).http1Server(logger: logger),
+            router: router,
+            server: server.http1Server(limits: connectionLimits(logger: logger), serverName: "hoard", logger: logger),
             configuration: .init(address: .hostname(host, port: port), serverName: "hoard"),
             onServerRunning: { channel in
                 listening.set()

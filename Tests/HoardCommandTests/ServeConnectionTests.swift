@@ -115,6 +115,38 @@ struct ServeConnectionTests {
         #expect(outcome.standardError.contains("connections=768"), "\(outcome.standardError)")
     }
 
+    @Test("answers from memory: a pipelined miss and hit come back in order; after one, keep-alive still times out")
+    func memoryAnswers() async throws {
+        let scratch = try TemporaryDirectory()
+        defer { scratch.remove() }
+        let origin = TestHTTPServer(routes: ["/photo.jpg": .ok(try GradientImage.data(width: 320, height: 240), contentType: "image/jpeg")])
+        let base = try await origin.start()
+        defer { Task { await origin.stop() } }
+        let (server, port) = try await Self.start(["--keep-alive-timeout", "2", "--allow-source", base + "/"], scratch: scratch)
+        defer { server.send(SIGKILL) }
+        let warm = "GET /unsafe/w:40/plain/\(base)/photo.jpg HTTP/1.1\r\nHost: a\r\n\r\n"
+        let miss = "GET /unsafe/w:41/plain/\(base)/photo.jpg HTTP/1.1\r\nHost: a\r\n\r\n"
+        func entityTag(_ head: String?) -> String? {
+            head?.split(separator: "\r\n").first { $0.lowercased().hasPrefix("etag:") }.map(String.init)
+        }
+        let first = try #require(RawConnection(port: port))
+        #expect(first.send(warm))
+        let warmTag = try #require(entityTag(first.heads(count: 1, waitingUpTo: 60_000).first))
+
+        let connection = try #require(RawConnection(port: port))
+        #expect(connection.send(miss + warm))
+        let pipelined = connection.heads(count: 2, waitingUpTo: 60_000)
+        #expect(pipelined.count == 2 && pipelined.allSatisfy { $0.hasPrefix("HTTP/1.1 200") }, "\(pipelined)")
+        #expect(entityTag(pipelined.first) != warmTag && entityTag(pipelined.last) == warmTag, "answers out of order")
+        // Nothing outstanding: memory answers this one on the event loop; then the connection idles.
+        #expect(connection.send(warm))
+        #expect(entityTag(connection.heads(count: 1, waitingUpTo: 60_000).first) == warmTag)
+        #expect(connection.isClosed(waitingUpTo: 60_000), "an idle connection after an answer from memory stayed open")
+
+        server.send(SIGTERM)
+        #expect(try await server.finish(timeLimit: .seconds(120)).status == 0)
+    }
+
     @Test("a head sent a byte at a time, an idle keep-alive connection and a stalled body are closed at their timeouts")
     func slowClients() async throws {
         let scratch = try TemporaryDirectory()

@@ -1,6 +1,7 @@
 import Foundation
 import HummingbirdCore
 import Logging
+import NIOCore
 
 /// How long a client connection may take at each stage, and how many may be open at once.
 ///
@@ -65,8 +66,18 @@ extension ConnectionLimits {
     ///
     /// - Parameter logger: Where reaching the connection limit is reported (once a minute at most).
     public func http1Server(logger: Logger) -> HTTPServerBuilder {
+        http1Server(logger: logger, handlers: { [] })
+    }
+
+    /// An HTTP/1.1 server that keeps its connections to these limits, with `handlers` (made for
+    /// each connection) after the connection's watch.
+    func http1Server(
+        logger: Logger, handlers: @escaping @Sendable () -> [any RemovableChannelHandler]
+    ) -> HTTPServerBuilder {
         let registry = ConnectionRegistry(maximum: max(1, maximumConnections), logger: logger)
         let limits = self
-        return .http1(configuration: .init(additionalChannelHandlers: [ConnectionWatch(registry: registry, limits: limits)]))
+        return .http1(
+            configuration: .init(
+                additionalChannelHandlers: [ConnectionWatch(registry: registry, limits: limits)] + handlers()))
     }
 }

@@ -5,6 +5,7 @@ import Hoard
 import HoardOriginals
 import HoardSystem
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
 import NIOPosix
@@ -40,6 +41,8 @@ public final class ImageServer: Sendable {
     let originalCache: OriginalCache
     let logger: Logger
     let metrics: ServerMetrics?
+    /// Every image's `Cache-Control`.
+    let cacheControl: String
     /// Answers recently made or read, by cache key: a warm request costs no disk read.
     let answers: MemoryCache<String, Answer>?
     /// What recent paths of remote sources resolved to: a repeated request skips parsing.
@@ -66,6 +69,7 @@ public final class ImageServer: Sendable {
         self.configuration = configuration
         self.logger = logger
         metrics = configuration.metricsRegistry.map(ServerMetrics.init(registry:))
+        cacheControl = "public, max-age=\(configuration.cacheMaxAge)"
         // A short expiry bounds how long a removal made elsewhere (another machine, `hoard cache
         // forget`) or a changed origin goes unseen here.
         answers =
@@ -108,22 +112,31 @@ public final class ImageServer: Sendable {
             router.on(RouterPath(group + "/**"), method: method) { [self] request, context in
                 let started = ContinuousClock.now
                 report(inFlightChange: 1)
-                let response = await respond(to: request, path: String(request.uri.path.dropFirst(prefix.count)))
+                let answer = await respond(
+                    to: request.head, path: String(request.uri.path.dropFirst(prefix.count)), query: request.uri.query)
                 report(inFlightChange: -1)
-                let elapsed = ContinuousClock.now - started
-                metrics?.count(status: response.status.code)
-                metrics?.record(.total, elapsed)
-                // One line per request, with the request id Hummingbird puts in the context's logger.
-                context.logger.info(
-                    "\(request.method)",
-                    metadata: [
-                        "path": .string(request.uri.path), "status": .stringConvertible(response.status.code),
-                        "type": .string(response.headers[.contentType] ?? "-"),
-                        "accept": .string(request.headers[.accept] ?? "-"),
-                        "ms": .stringConvertible(elapsed.milliseconds),
-                    ])
-                return Self.withoutBodyForHead(request, response)
+                // With the request id Hummingbird puts in the context's logger.
+                answered(request.head, with: answer, since: started, logger: context.logger)
+                return answer.response(for: request.method)
             }
+        }
+    }
+
+    /// An HTTP/1.1 server for the application that mounts this server's routes: its connections
+    /// kept to `limits`, and an image request the server's memory answers answered on the event
+    /// loop that read it, without the routes' task (the same fields and bytes, in order with the
+    /// connection's other answers).
+    ///
+    /// - Parameters:
+    ///   - limits: The connections' timeouts and number.
+    ///   - prefix: The prefix ``addRoutes(to:prefix:)`` was given.
+    ///   - serverName: The application's `serverName`, which memory's answers carry too.
+    ///   - logger: Where reaching the connection limit is reported.
+    public func http1Server(
+        limits: ConnectionLimits, prefix: String = "", serverName: String?, logger: Logger
+    ) -> HTTPServerBuilder {
+        limits.http1Server(logger: logger) { [self] in
+            answers == nil ? [] : [MemoryAnswerHandler(server: self, prefix: prefix, serverName: serverName)]
         }
     }
 
@@ -149,7 +162,13 @@ public final class ImageServer: Sendable {
 
     /// `response` as a `HEAD` request gets it: the same headers, its length kept, no body.
     static func withoutBodyForHead(_ request: Request, _ response: Response) -> Response {
-        guard request.method == .head else { return response }
+        withoutBodyForHead(request.method, response)
+    }
+
+    /// `response` as a request with `method` gets it: for `HEAD`, the same headers, its length
+    /// kept, no body.
+    static func withoutBodyForHead(_ method: HTTPRequest.Method, _ response: Response) -> Response {
+        guard method == .head else { return response }
         var headers = response.headers
         if let length = response.body.contentLength, headers[.contentLength] == nil {
             headers[.contentLength] = String(length)
@@ -172,26 +191,15 @@ public final class ImageServer: Sendable {
         try await decodeThreads.shutdownGracefully()
     }
 
-    /// The answer to one image request: the image, a 304, or the error's status and message.
-    func respond(to request: Request, path: String) async -> Response {
+    /// The answer to one image request (`path` below the routes' prefix): the image, a 304, or the
+    /// error's status and message.
+    func respond(to request: HTTPRequest, path: String, query: String?) async -> ImageResponse {
         do {
             // One URL per image: a query would make endless cache keys for a CDN in front.
-            guard request.uri.query == nil else { throw ServeError.badOptions("the path takes no query") }
-            let image = try await image(for: path, accept: request.headers[.accept])
-            var headers = HTTPFields()
-            if let entityTag = image.entityTag { headers[.eTag] = entityTag }
-            headers[.cacheControl] = "public, max-age=\(configuration.cacheMaxAge)"
-            if image.variesByAccept { headers[.vary] = "Accept" }
-            // A 304 carries the validators and caching fields of the 200 it stands for, but no
-            // representation fields (RFC 9110, 15.4.5).
-            if let entityTag = image.entityTag, let condition = request.headers[.ifNoneMatch],
-                Self.matches(condition, entityTag)
-            {
-                return Response(status: .notModified, headers: headers)
-            }
-            headers[.contentType] = image.mediaType
-            headers[.xContentTypeOptions] = "nosniff"
-            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(data: image.bytes)))
+            guard query == nil else { throw ServeError.badOptions("the path takes no query") }
+            let accept = request.headerFields[.accept]
+            let image = try await image(for: path, accept: accept)
+            return response(with: image, ifNoneMatch: request.headerFields[.ifNoneMatch])
         } catch {
             let serveError = Self.serveError(error)
             var headers = HTTPFields()
@@ -200,45 +208,104 @@ public final class ImageServer: Sendable {
             if serveError.status >= 500 {
                 logger.warning("request failed", metadata: ["path": .string(path), "error": .string(serveError.description)])
             }
-            return Self.textResponse(HTTPResponse.Status(code: serveError.status), serveError.responseMessage, headers)
+            return ImageResponse(
+                status: HTTPResponse.Status(code: serveError.status), text: serveError.responseMessage, headers: headers)
         }
+    }
+
+    /// The answer to an image request when the server's memory holds it, made as ``respond(to:path:query:)``
+    /// makes it, without suspending: for the connection's ``MemoryAnswerHandler``. `nil` for
+    /// anything else (a miss, a query, a bad signature): the routes answer those.
+    func rememberedResponse(to request: HTTPRequest, path: String) -> ImageResponse? {
+        guard let image = try? rememberedImage(for: path, accept: request.headerFields[.accept]) else { return nil }
+        return response(with: image, ifNoneMatch: request.headerFields[.ifNoneMatch])
+    }
+
+    /// The image's answer: a 200 with its bytes, or a 304 when `condition` names its entity tag.
+    private func response(with image: Answer, ifNoneMatch condition: String?) -> ImageResponse {
+        var headers = HTTPFields()
+        if let entityTag = image.entityTag { headers[.eTag] = entityTag }
+        headers[.cacheControl] = cacheControl
+        if image.variesByAccept { headers[.vary] = "Accept" }
+        // A 304 carries the validators and caching fields of the 200 it stands for, but no
+        // representation fields (RFC 9110, 15.4.5).
+        if let entityTag = image.entityTag, let condition, Self.matches(condition, entityTag) {
+            return ImageResponse(status: .notModified, headers: headers, body: nil)
+        }
+        headers[.contentType] = image.mediaType
+        headers[.xContentTypeOptions] = "nosniff"
+        return ImageResponse(status: .ok, headers: headers, body: image.bytes)
+    }
+
+    /// Counts and logs an answered image request (one line each, at `info`).
+    func answered(_ request: HTTPRequest, with answer: ImageResponse, since started: ContinuousClock.Instant, logger: Logger) {
+        let elapsed = ContinuousClock.now - started
+        metrics?.count(status: answer.status.code)
+        metrics?.record(.total, elapsed)
+        logger.info(
+            "\(request.method)",
+            metadata: [
+                "path": .string(request.path ?? "-"), "status": .stringConvertible(answer.status.code),
+                "type": .string(answer.headers[.contentType] ?? "-"),
+                "accept": .string(request.headerFields[.accept] ?? "-"),
+                "ms": .stringConvertible(elapsed.milliseconds),
+            ])
     }
 
     /// What a request is answered with.
     struct Answer: Sendable {
-        let bytes: Data
+        /// The encoded image, as it is written to every connection.
+        let bytes: ByteBuffer
         let mediaType: String
         /// From the content; `nil` when the system's SHA-256 failed (then no 304 is possible).
         let entityTag: String?
         var variesByAccept: Bool
     }
 
+    /// The image for a path when the server's memory holds it: authenticated, and its variant
+    /// known from a recent request (a remote source). `nil` when it must be resolved or made.
+    private func rememberedImage(for path: String, accept: String?) throws -> Answer? {
+        let acceptsWebP = try authenticated(path, accept: accept)
+        guard let recent = recentVariants.entry(path: path, acceptsWebP: acceptsWebP) else { return nil }
+        return rememberedAnswer(recent.variant, variesByAccept: recent.variesByAccept)
+    }
+
     /// The image for a path: authenticated, parsed, its source checked, then from the cache or made.
     func image(for path: String, accept: String?) async throws -> Answer {
-        // The signature first: an unauthenticated client learns nothing about options or presets.
-        let (signature, signedPart) = try ImagePath.signature(of: path)
-        try authenticate(signature: signature, signedPart: signedPart)
-        let acceptsWebP = FormatNegotiation(accept: accept).acceptsWebP
+        let acceptsWebP = try authenticated(path, accept: accept)
         let (variant, variesByAccept, produce) =
             if let recent = recentVariants.entry(path: path, acceptsWebP: acceptsWebP) {
                 (recent.variant, recent.variesByAccept, origin(of: recent.variant, url: recent.url))
             } else {
                 try resolve(path, acceptsWebP: acceptsWebP)
             }
-        if var answer = answers?.value(forKey: variant.cacheKey) {
-            metrics?.countMemoryHit()
-            // `f:webp` and `f:auto` for a WebP client share a key; only the latter varies.
-            answer.variesByAccept = variesByAccept
-            return answer
-        }
+        if let answer = rememberedAnswer(variant, variesByAccept: variesByAccept) { return answer }
         let entry = try await produce()
         let bytes = entry.value
         let answer = Answer(
-            bytes: bytes, mediaType: ImageFormat(sniffing: bytes)?.mediaType ?? "application/octet-stream",
+            bytes: ByteBuffer(data: bytes),
+            mediaType: ImageFormat(sniffing: bytes)?.mediaType ?? "application/octet-stream",
             entityTag: entityTags.tag(forKey: variant.cacheKey, cachedAt: entry.cachedAt, bytes: bytes),
             variesByAccept: variesByAccept)
         try? answers?.setValue(answer, forKey: variant.cacheKey, cost: bytes.count)
         return answer
+    }
+
+    /// The variant's answer from the server's memory.
+    private func rememberedAnswer(_ variant: Variant, variesByAccept: Bool) -> Answer? {
+        guard var answer = answers?.value(forKey: variant.cacheKey) else { return nil }
+        metrics?.countMemoryHit()
+        // `f:webp` and `f:auto` for a WebP client share a key; only the latter varies.
+        answer.variesByAccept = variesByAccept
+        return answer
+    }
+
+    /// Checks the path's signature (first: an unauthenticated client learns nothing about options
+    /// or presets) and returns whether the client takes WebP.
+    private func authenticated(_ path: String, accept: String?) throws -> Bool {
+        let (signature, signedPart) = try ImagePath.signature(of: path)
+        try authenticate(signature: signature, signedPart: signedPart)
+        return FormatNegotiation(accept: accept).acceptsWebP
     }
 
     private func authenticate(signature: String?, signedPart: String) throws(ServeError) {
@@ -274,12 +341,7 @@ public final class ImageServer: Sendable {
     }
 
     /// A one-line plain-text answer, never sniffed as anything else.
-    private static func textResponse(_ status: HTTPResponse.Status, _ message: String, _ headers: HTTPFields = [:])
-        -> Response
-    {
-        var headers = headers
-        headers[.contentType] = "text/plain; charset=utf-8"
-        headers[.xContentTypeOptions] = "nosniff"
-        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: message + "\n")))
+    private static func textResponse(_ status: HTTPResponse.Status, _ message: String) -> Response {
+        ImageResponse(status: status, text: message).response(for: .get)
     }
 }

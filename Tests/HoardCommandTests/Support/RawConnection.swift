@@ -82,4 +82,32 @@ final class RawConnection {
         }
         return String(decoding: received, as: UTF8.self)
     }
+
+    /// The heads of the next `count` answers (each read with its `Content-Length` body), or fewer
+    /// when the server closes or sends nothing for `milliseconds`.
+    func heads(count: Int, waitingUpTo milliseconds: Int32) -> [String] {
+        var received: [UInt8] = []
+        var heads: [String] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        while heads.count < count {
+            // Every whole answer received so far is taken off the front.
+            let separator: [UInt8] = Array("\r\n\r\n".utf8)
+            if let end = received.indices.first(where: { received[$0...].starts(with: separator) }) {
+                let head = String(decoding: received[..<end], as: UTF8.self)
+                let length = head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
+                    .flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) } ?? 0
+                if received.count >= end + 4 + length {
+                    heads.append(head)
+                    received.removeFirst(end + 4 + length)
+                    continue
+                }
+            }
+            guard poll(&poller, 1, milliseconds) > 0 else { break }
+            let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+            if count <= 0 { break }
+            received += buffer[..<count]
+        }
+        return heads
+    }
 }

@@ -78,25 +78,39 @@ struct ServerFixture: Sendable {
         return configuration
     }
 
-    /// Runs `body` with a client of an ImageServer over this fixture's cache.
+    /// Runs `body` with a client of an ImageServer over this fixture's cache, served as `hoard
+    /// serve` serves it (``ImageServer/http1Server(limits:prefix:serverName:logger:)``).
     func withServer<Value: Sendable>(
         _ configuration: ServerConfiguration, _ body: @Sendable (any TestClientProtocol, ImageServer) async throws -> Value
     ) async throws -> Value {
         let server = try ImageServer(hoard: hoard, configuration: configuration)
-        let router = Router()
-        server.addRoutes(to: router)
-        // Live, on a loopback port: the in-process `.router` framework's channels leak (LeakSanitizer).
-        let application = Application(
-            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
         do {
-            let value = try await application.test(.live) { client in try await body(client, server) }
+            let value = try await Self.serve(server) { client in try await body(client, server) }
             try await server.shutdown()
             return value
         } catch {
             try? await server.shutdown()
             throw error
         }
+    }
+
+    /// Runs `body` with a client of `server`'s routes on a loopback port: with its memory answers
+    /// on the event loop, or (`answersOnLoop` false) with the routes alone.
+    static func serve<Value: Sendable>(
+        _ server: ImageServer, answersOnLoop: Bool = true, _ body: @Sendable (any TestClientProtocol) async throws -> Value
+    ) async throws -> Value {
+        let router = Router()
+        server.addRoutes(to: router)
+        let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+        let http1 =
+            answersOnLoop
+            ? server.http1Server(limits: ConnectionLimits(), serverName: "hoard", logger: logger)
+            : ConnectionLimits().http1Server(logger: logger)
+        // Live, on a loopback port: the in-process `.router` framework's channels leak (LeakSanitizer).
+        let application = Application(
+            router: router, server: http1, configuration: .init(address: .hostname("127.0.0.1", port: 0), serverName: "hoard"),
+            logger: logger)
+        return try await application.test(.live) { client in try await body(client) }
     }
 
     /// A signed path for `source` with `options` (`name:value` segments).
