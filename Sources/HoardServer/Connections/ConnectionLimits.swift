@@ -70,14 +70,12 @@ extension ConnectionLimits {
     }
 
     /// An HTTP/1.1 server that keeps its connections to these limits, with `handlers` (made for
-    /// each connection) after the connection's watch.
-    func http1Server(
-        logger: Logger, handlers: @escaping @Sendable () -> [any RemovableChannelHandler]
-    ) -> HTTPServerBuilder {
+    /// each connection) after the connection's watch (see ``WatchedHTTP1Channel``).
+    func http1Server(logger: Logger, handlers: @escaping @Sendable () -> [any ChannelHandler]) -> HTTPServerBuilder {
         let registry = ConnectionRegistry(maximum: max(1, maximumConnections), logger: logger)
         let limits = self
-        return .http1(
-            configuration: .init(
-                additionalChannelHandlers: [ConnectionWatch(registry: registry, limits: limits)] + handlers()))
+        return HTTPServerBuilder { responder in
+            WatchedHTTP1Channel(responder: responder) { [ConnectionWatch(registry: registry, limits: limits)] + handlers() }
+        }
     }
 }

@@ -1,6 +1,6 @@
 import Logging
 import NIOCore
-import NIOHTTPTypes
+import NIOHTTP1
 
 /// Keeps one connection to its ``ConnectionLimits``: registers it (displacing or refused at the
 /// limit), follows its request cycle in a ``ConnectionTimeline`` and closes it when its stage's
@@ -10,10 +10,10 @@ import NIOHTTPTypes
 /// first in the pipeline, which tells it when raw bytes arrive: the start of a head, or more of a
 /// body, before the decoder has a part to pass on.
 final class ConnectionWatch: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPRequestPart
-    typealias InboundOut = HTTPRequestPart
-    typealias OutboundIn = HTTPResponsePart
-    typealias OutboundOut = HTTPResponsePart
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+    typealias OutboundIn = HTTPServerResponsePart
+    typealias OutboundOut = HTTPServerResponsePart
 
     private let registry: ConnectionRegistry
     private var timeline: ConnectionTimeline

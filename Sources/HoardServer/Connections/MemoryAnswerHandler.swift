@@ -2,21 +2,34 @@ import Foundation
 import HTTPTypes
 import HoardOriginals
 import NIOCore
-import NIOHTTPTypes
+import NIOHTTP1
+import NIOHTTPTypesHTTP1
 
 /// Answers, on the event loop that read it, an image request whose answer the server's memory
-/// holds (``ImageServer/rememberedResponse(to:path:)``): a warm request costs no task and no hop
-/// between threads. Every other request goes on to the application's routes, which answer it as
-/// they always do; so does one that arrives while the routes still answer an earlier one.
+/// holds (``ImageServer/rememberedResponse(path:accept:ifNoneMatch:)``): a warm request costs no
+/// task, no hop between threads and no conversion to Swift HTTP Types. Every other request goes
+/// on to the application's routes, which answer it as they always do; so does one that arrives
+/// while the routes still answer an earlier one.
+///
+/// It sits right after NIO's HTTP/1 codec (see ``WatchedHTTP1Channel``).
 ///
 /// Invariant: answers leave in the order their requests arrived — this handler writes one only when
 /// every request it passed on has been answered in full — and after the request has been read to
 /// its end, as the routes' answers are.
 final class MemoryAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPRequestPart
-    typealias InboundOut = HTTPRequestPart
-    typealias OutboundIn = HTTPResponsePart
-    typealias OutboundOut = HTTPResponsePart
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+    typealias OutboundIn = HTTPServerResponsePart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    /// A request this handler answers, as far as it has been read.
+    private struct Pending {
+        let method: HTTPMethod
+        let path: String
+        let accept: String?
+        let answer: ImageResponse
+        let started: ContinuousClock.Instant
+    }
 
     private let server: ImageServer
     /// The image routes' prefix (see ``ImageServer/addRoutes(to:prefix:)``).
@@ -26,7 +39,7 @@ final class MemoryAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// Requests passed on to the routes whose answers have not ended.
     private var passedOn = 0
     /// The answer to the request being read, written once its end arrives.
-    private var pending: (request: HTTPRequest, answer: ImageResponse, started: ContinuousClock.Instant)?
+    private var pending: Pending?
     private var needsFlush = false
     /// The `Date` field, made again when the second changes.
     private var date: (second: Int, text: String) = (-1, "")
@@ -39,12 +52,9 @@ final class MemoryAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
-        case .head(let request):
-            let started = ContinuousClock.now
-            if passedOn == 0, let path = imagePath(of: request),
-                let answer = server.rememberedResponse(to: request, path: path)
-            {
-                pending = (request, answer, started)
+        case .head(let head):
+            if passedOn == 0, let pending = remembered(head) {
+                self.pending = pending
                 return
             }
             passedOn += 1
@@ -52,13 +62,12 @@ final class MemoryAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case .body:
             if pending == nil { context.fireChannelRead(data) }
         case .end:
-            guard let (request, answer, started) = pending else {
+            guard let pending else {
                 context.fireChannelRead(data)
                 return
             }
-            pending = nil
-            write(answer, to: request, context: context)
-            server.answered(request, with: answer, since: started, logger: server.logger)
+            self.pending = nil
+            write(pending, context: context)
         }
     }
 
@@ -75,37 +84,66 @@ final class MemoryAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
         context.write(data, promise: promise)
     }
 
-    /// The path below the prefix of a request the image routes would take: `GET` or `HEAD`, an
-    /// origin-form target without a query, and not one that asks to close the connection (the
-    /// application closes it after answering).
-    private func imagePath(of request: HTTPRequest) -> String? {
-        guard request.method == .get || request.method == .head, let target = request.path,
-            target.utf8.first == UInt8(ascii: "/"), !target.utf8.contains(UInt8(ascii: "?")),
-            request.headerFields[.connection] == nil
+    /// Memory's answer to a request the image routes would take: `GET` or `HEAD`, keeping the
+    /// connection open, an origin-form target without a query below the prefix.
+    private func remembered(_ head: HTTPRequestHead) -> Pending? {
+        let started = ContinuousClock.now
+        guard head.method == .GET || head.method == .HEAD, head.isKeepAlive, head.uri.utf8.first == UInt8(ascii: "/"),
+            !head.uri.utf8.contains(UInt8(ascii: "?"))
         else { return nil }
-        guard !prefix.isEmpty else { return target }
-        guard target.hasPrefix(prefix + "/") else { return nil }
-        return String(target.dropFirst(prefix.count))
+        var path = head.uri
+        if !prefix.isEmpty {
+            guard path.hasPrefix(prefix + "/") else { return nil }
+            path = String(path.dropFirst(prefix.count))
+        }
+        // One pass over the fields; repeated ones are combined as Swift HTTP Types combines them.
+        var accept: String?
+        var ifNoneMatch: String?
+        for (name, value) in head.headers {
+            if Self.equalsIgnoringCase(name, "accept") {
+                accept = accept.map { $0 + ", " + value } ?? value
+            } else if Self.equalsIgnoringCase(name, "if-none-match") {
+                ifNoneMatch = ifNoneMatch.map { $0 + ", " + value } ?? value
+            }
+        }
+        guard let answer = server.rememberedResponse(path: path, accept: accept, ifNoneMatch: ifNoneMatch) else {
+            return nil
+        }
+        return Pending(method: head.method, path: head.uri, accept: accept, answer: answer, started: started)
     }
 
-    /// Writes `answer` as the application writes a route's: the route's fields, then `Date` and
-    /// `Server`; no body for `HEAD`.
-    private func write(_ answer: ImageResponse, to request: HTTPRequest, context: ChannelHandlerContext) {
-        var head = answer.response(for: request.method).head
-        head.headerFields[.date] = currentDate()
-        if let serverName { head.headerFields[.server] = serverName }
+    /// Writes the answer as the application writes a route's: the route's fields (its length
+    /// among them, also for `HEAD`), then `Date` and `Server`; no body for `HEAD`.
+    private func write(_ pending: Pending, context: ChannelHandlerContext) {
+        let answer = pending.answer
+        var fields = answer.headers
+        fields.append(HTTPField(name: .date, value: currentDate()))
+        if let serverName { fields.append(HTTPField(name: .server, value: serverName)) }
+        let head = HTTPResponseHead(HTTPResponse(status: answer.status, headerFields: fields))
         context.write(wrapOutboundOut(.head(head)), promise: nil)
-        if request.method != .head, let body = answer.body {
-            context.write(wrapOutboundOut(.body(body)), promise: nil)
+        if pending.method != .HEAD, let body = answer.body {
+            context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
         }
         context.write(wrapOutboundOut(.end(nil)), promise: nil)
         needsFlush = true
+        server.answered(
+            method: pending.method.rawValue, path: pending.path, accept: pending.accept, with: answer,
+            since: pending.started, logger: server.logger)
     }
 
     private func currentDate() -> String {
         let second = Int(Date().timeIntervalSince1970)
         if second != date.second { date = (second, HTTPDate.format(secondsSince1970: second)) }
         return date.text
+    }
+
+    /// Whether `name` spells `lowercase` (ASCII) in any case.
+    private static func equalsIgnoringCase(_ name: String, _ lowercase: StaticString) -> Bool {
+        let expected = UnsafeBufferPointer(start: lowercase.utf8Start, count: lowercase.utf8CodeUnitCount)
+        return name.utf8.count == expected.count
+            && zip(name.utf8, expected).allSatisfy { byte, wanted in
+                (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 == wanted : byte == wanted
+            }
     }
 }
 

@@ -3,7 +3,7 @@ import Hummingbird
 import NIOCore
 
 /// An image request's answer before it is written: made once, by ``ImageServer/respond(to:path:query:)``
-/// or ``ImageServer/rememberedResponse(to:path:)``, and written by the routes or by a connection's
+/// or ``ImageServer/rememberedResponse(path:accept:ifNoneMatch:)``, and written by the routes or by a connection's
 /// ``MemoryAnswerHandler`` with the same fields.
 struct ImageResponse: Sendable {
     var status: HTTPResponse.Status

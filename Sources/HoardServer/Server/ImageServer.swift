@@ -116,7 +116,9 @@ public final class ImageServer: Sendable {
                     to: request.head, path: String(request.uri.path.dropFirst(prefix.count)), query: request.uri.query)
                 report(inFlightChange: -1)
                 // With the request id Hummingbird puts in the context's logger.
-                answered(request.head, with: answer, since: started, logger: context.logger)
+                answered(
+                    method: request.method.rawValue, path: request.uri.path, accept: request.headers[.accept], with: answer,
+                    since: started, logger: context.logger)
                 return answer.response(for: request.method)
             }
         }
@@ -216,38 +218,32 @@ public final class ImageServer: Sendable {
     /// The answer to an image request when the server's memory holds it, made as ``respond(to:path:query:)``
     /// makes it, without suspending: for the connection's ``MemoryAnswerHandler``. `nil` for
     /// anything else (a miss, a query, a bad signature): the routes answer those.
-    func rememberedResponse(to request: HTTPRequest, path: String) -> ImageResponse? {
-        guard let image = try? rememberedImage(for: path, accept: request.headerFields[.accept]) else { return nil }
-        return response(with: image, ifNoneMatch: request.headerFields[.ifNoneMatch])
+    func rememberedResponse(path: String, accept: String?, ifNoneMatch: String?) -> ImageResponse? {
+        guard let image = try? rememberedImage(for: path, accept: accept) else { return nil }
+        return response(with: image, ifNoneMatch: ifNoneMatch)
     }
 
     /// The image's answer: a 200 with its bytes, or a 304 when `condition` names its entity tag.
     private func response(with image: Answer, ifNoneMatch condition: String?) -> ImageResponse {
-        var headers = HTTPFields()
-        if let entityTag = image.entityTag { headers[.eTag] = entityTag }
-        headers[.cacheControl] = cacheControl
-        if image.variesByAccept { headers[.vary] = "Accept" }
-        // A 304 carries the validators and caching fields of the 200 it stands for, but no
-        // representation fields (RFC 9110, 15.4.5).
-        if let entityTag = image.entityTag, let condition, Self.matches(condition, entityTag) {
-            return ImageResponse(status: .notModified, headers: headers, body: nil)
-        }
-        headers[.contentType] = image.mediaType
-        headers[.xContentTypeOptions] = "nosniff"
-        return ImageResponse(status: .ok, headers: headers, body: image.bytes)
+        let notModified = image.entityTag.map { entityTag in condition.map { Self.matches($0, entityTag) } ?? false } ?? false
+        var headers = notModified ? image.notModifiedFields : image.fields
+        if image.variesByAccept { headers.append(HTTPField(name: .vary, value: "Accept")) }
+        return ImageResponse(status: notModified ? .notModified : .ok, headers: headers, body: notModified ? nil : image.bytes)
     }
 
     /// Counts and logs an answered image request (one line each, at `info`).
-    func answered(_ request: HTTPRequest, with answer: ImageResponse, since started: ContinuousClock.Instant, logger: Logger) {
+    func answered(
+        method: String, path: String, accept: String?, with answer: ImageResponse, since started: ContinuousClock.Instant,
+        logger: Logger
+    ) {
         let elapsed = ContinuousClock.now - started
         metrics?.count(status: answer.status.code)
         metrics?.record(.total, elapsed)
         logger.info(
-            "\(request.method)",
+            "\(method)",
             metadata: [
-                "path": .string(request.path ?? "-"), "status": .stringConvertible(answer.status.code),
-                "type": .string(answer.headers[.contentType] ?? "-"),
-                "accept": .string(request.headerFields[.accept] ?? "-"),
+                "path": .string(path), "status": .stringConvertible(answer.status.code),
+                "type": .string(answer.headers[.contentType] ?? "-"), "accept": .string(accept ?? "-"),
                 "ms": .stringConvertible(elapsed.milliseconds),
             ])
     }
@@ -256,10 +252,29 @@ public final class ImageServer: Sendable {
     struct Answer: Sendable {
         /// The encoded image, as it is written to every connection.
         let bytes: ByteBuffer
-        let mediaType: String
         /// From the content; `nil` when the system's SHA-256 failed (then no 304 is possible).
         let entityTag: String?
         var variesByAccept: Bool
+        /// A 200's fields but `Vary`, made once: `ETag`, `Cache-Control`, `Content-Type`,
+        /// `X-Content-Type-Options` and `Content-Length`.
+        let fields: HTTPFields
+        /// A 304's fields but `Vary`: the validators and caching fields of the 200 it stands for,
+        /// and no representation fields (RFC 9110, 15.4.5).
+        let notModifiedFields: HTTPFields
+
+        init(bytes: Data, entityTag: String?, variesByAccept: Bool, cacheControl: String) {
+            self.bytes = ByteBuffer(data: bytes)
+            self.entityTag = entityTag
+            self.variesByAccept = variesByAccept
+            var fields = HTTPFields()
+            if let entityTag { fields[.eTag] = entityTag }
+            fields[.cacheControl] = cacheControl
+            notModifiedFields = fields + [HTTPField(name: .contentLength, value: "0")]
+            fields[.contentType] = ImageFormat(sniffing: bytes)?.mediaType ?? "application/octet-stream"
+            fields[.xContentTypeOptions] = "nosniff"
+            fields[.contentLength] = String(bytes.count)
+            self.fields = fields
+        }
     }
 
     /// The image for a path when the server's memory holds it: authenticated, and its variant
@@ -283,10 +298,8 @@ public final class ImageServer: Sendable {
         let entry = try await produce()
         let bytes = entry.value
         let answer = Answer(
-            bytes: ByteBuffer(data: bytes),
-            mediaType: ImageFormat(sniffing: bytes)?.mediaType ?? "application/octet-stream",
-            entityTag: entityTags.tag(forKey: variant.cacheKey, cachedAt: entry.cachedAt, bytes: bytes),
-            variesByAccept: variesByAccept)
+            bytes: bytes, entityTag: entityTags.tag(forKey: variant.cacheKey, cachedAt: entry.cachedAt, bytes: bytes),
+            variesByAccept: variesByAccept, cacheControl: cacheControl)
         try? answers?.setValue(answer, forKey: variant.cacheKey, cost: bytes.count)
         return answer
     }
