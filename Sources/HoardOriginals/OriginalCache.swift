@@ -94,6 +94,20 @@ package struct OriginalCache: Sendable {
         }
     }
 
+    /// Whether the thumbnail under `thumbnailKey` is current, known without suspending: the
+    /// original's record and the thumbnail's mark are in the cache's memory tier, the record needs
+    /// no revalidation under ``policy``, and the mark names the recorded original. `false` says
+    /// only that ``check(_:identifier:thumbnailKey:work:)`` must decide.
+    package func isCurrentInMemory(identifier: String, thumbnailKey: String) -> Bool {
+        guard
+            let record = hoard.memoryValue(
+                OriginalRecord.self, forKey: OriginalKeys.originalRecordKey(identifier: identifier)),
+            record.version == OriginalRecord.currentVersion, !policy.shouldRevalidate(record, at: Date()),
+            let madeFrom = hoard.memoryValue(String.self, forKey: OriginalKeys.thumbnailOriginKey(thumbnailKey: thumbnailKey))
+        else { return false }
+        return madeFrom == record.digest
+    }
+
     /// The original of `url`, from the cache or downloaded once per URL across machines; a
     /// download's thumbnail is made by `makeThumbnail` before the original is stored, so that only
     /// a decodable original is kept, and kept in `work`.

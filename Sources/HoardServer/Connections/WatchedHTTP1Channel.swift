@@ -7,9 +7,9 @@ import NIOHTTPTypesHTTP1
 
 /// A connection's pipeline for Hummingbird, as its `HTTP1Channel` builds it, with the server's own
 /// handlers where they see every request and answer: NIO's HTTP/1 codec, then the handlers
-/// (``ConnectionWatch``, and ``MemoryAnswerHandler`` when the server answers from memory), then the
-/// conversion to Swift HTTP Types and Hummingbird's handlers. A request memory answers never pays
-/// for that conversion or for a task.
+/// (``ConnectionWatch``, and the image server's ``CachedAnswerHandler``), then the conversion to
+/// Swift HTTP Types and Hummingbird's handlers. A request the cache answers on the event loop never
+/// pays for that conversion or for a task.
 struct WatchedHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
     typealias Value = NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>
 

@@ -3,8 +3,8 @@ import Hummingbird
 import NIOCore
 
 /// An image request's answer before it is written: made once, by ``ImageServer/respond(to:path:query:)``
-/// or ``ImageServer/rememberedResponse(path:accept:ifNoneMatch:)``, and written by the routes or by a connection's
-/// ``MemoryAnswerHandler`` with the same fields.
+/// or ``ImageServer/cachedResponse(path:accept:ifNoneMatch:)``, and written by the routes or by a connection's
+/// ``CachedAnswerHandler`` with the same fields.
 struct ImageResponse: Sendable {
     var status: HTTPResponse.Status
     var headers: HTTPFields

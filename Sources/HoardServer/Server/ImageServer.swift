@@ -125,9 +125,10 @@ public final class ImageServer: Sendable {
     }
 
     /// An HTTP/1.1 server for the application that mounts this server's routes: its connections
-    /// kept to `limits`, and an image request the server's memory answers answered on the event
-    /// loop that read it, without the routes' task (the same fields and bytes, in order with the
-    /// connection's other answers).
+    /// kept to `limits`, and an image request whose answer is cached where it can be read without
+    /// suspending (the server's memory, the cache's disk tier) answered on the event loop that read
+    /// it, without the routes' task (the same fields and bytes, in order with the connection's
+    /// other answers).
     ///
     /// - Parameters:
     ///   - limits: The connections' timeouts and number.
@@ -138,7 +139,7 @@ public final class ImageServer: Sendable {
         limits: ConnectionLimits, prefix: String = "", serverName: String?, logger: Logger
     ) -> HTTPServerBuilder {
         limits.http1Server(logger: logger) { [self] in
-            answers == nil ? [] : [MemoryAnswerHandler(server: self, prefix: prefix, serverName: serverName)]
+            [CachedAnswerHandler(server: self, prefix: prefix, serverName: serverName)]
         }
     }
 
@@ -215,11 +216,12 @@ public final class ImageServer: Sendable {
         }
     }
 
-    /// The answer to an image request when the server's memory holds it, made as ``respond(to:path:query:)``
-    /// makes it, without suspending: for the connection's ``MemoryAnswerHandler``. `nil` for
-    /// anything else (a miss, a query, a bad signature): the routes answer those.
-    func rememberedResponse(path: String, accept: String?, ifNoneMatch: String?) -> ImageResponse? {
-        guard let image = try? rememberedImage(for: path, accept: accept) else { return nil }
+    /// The answer to an image request when it is known without suspending (see
+    /// ``cachedImage(for:accept:)``), made as ``respond(to:path:query:)`` makes it: for the
+    /// connection's ``CachedAnswerHandler``. `nil` for anything else (a miss, a query, a bad
+    /// signature, a revalidation due): the routes answer those.
+    func cachedResponse(path: String, accept: String?, ifNoneMatch: String?) -> ImageResponse? {
+        guard let image = try? cachedImage(for: path, accept: accept) else { return nil }
         return response(with: image, ifNoneMatch: ifNoneMatch)
     }
 
@@ -277,12 +279,19 @@ public final class ImageServer: Sendable {
         }
     }
 
-    /// The image for a path when the server's memory holds it: authenticated, and its variant
-    /// known from a recent request (a remote source). `nil` when it must be resolved or made.
-    private func rememberedImage(for path: String, accept: String?) throws -> Answer? {
+    /// The image for a path when it is known without suspending: authenticated, its variant known
+    /// from a recent request (a remote source), and its answer in the server's memory, or in the
+    /// cache's disk tier with its original current in the cache's memory (no revalidation due).
+    /// `nil` when it must be resolved, checked with the origin, read from a shared tier or made.
+    private func cachedImage(for path: String, accept: String?) throws -> Answer? {
         let acceptsWebP = try authenticated(path, accept: accept)
         guard let recent = recentVariants.entry(path: path, acceptsWebP: acceptsWebP) else { return nil }
-        return rememberedAnswer(recent.variant, variesByAccept: recent.variesByAccept)
+        let variant = recent.variant
+        if let answer = rememberedAnswer(variant, variesByAccept: recent.variesByAccept) { return answer }
+        guard originalCache.isCurrentInMemory(identifier: variant.thumbnailKey.source, thumbnailKey: variant.cacheKey),
+            let entry = hoard.firstDiskEncodedEntry(Image.self, forKey: variant.cacheKey)
+        else { return nil }
+        return remember(entry, of: variant, variesByAccept: recent.variesByAccept)
     }
 
     /// The image for a path: authenticated, parsed, its source checked, then from the cache or made.
@@ -295,7 +304,11 @@ public final class ImageServer: Sendable {
                 try resolve(path, acceptsWebP: acceptsWebP)
             }
         if let answer = rememberedAnswer(variant, variesByAccept: variesByAccept) { return answer }
-        let entry = try await produce()
+        return remember(try await produce(), of: variant, variesByAccept: variesByAccept)
+    }
+
+    /// The answer for a variant's entry, kept in the server's memory.
+    private func remember(_ entry: CacheEntry<Data>, of variant: Variant, variesByAccept: Bool) -> Answer {
         let bytes = entry.value
         let answer = Answer(
             bytes: bytes, entityTag: entityTags.tag(forKey: variant.cacheKey, cachedAt: entry.cachedAt, bytes: bytes),

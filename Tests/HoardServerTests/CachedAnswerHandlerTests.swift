@@ -12,11 +12,12 @@ import Testing
 
 /// The connection handler that answers warm image requests on the event loop, alone on an
 /// embedded channel: what it writes, what it passes on, and in what order.
-@Suite("MemoryAnswerHandler")
-struct MemoryAnswerHandlerTests {
+@Suite("CachedAnswerHandler")
+struct CachedAnswerHandlerTests {
     /// Runs `body` with a server that has answered `warm` once (so its memory holds it) and the
     /// loopback origin's base URL.
     static func withWarmServer(
+        memoryBytes: Int? = nil, source: String = "/photo.jpg",
         _ body: @Sendable (ImageServer, _ warm: String, _ base: String) async throws -> Void
     ) async throws {
         let fixture = try ServerFixture()
@@ -24,10 +25,11 @@ struct MemoryAnswerHandlerTests {
         let origin = Origin()
         try await origin.run { port in
             let base = "http://127.0.0.1:\(port)"
-            let server = try ImageServer(
-                hoard: fixture.hoard, configuration: try fixture.configuration(allowing: [base + "/"], unsigned: true))
+            var configuration = try fixture.configuration(allowing: [base + "/"], unsigned: true)
+            if let memoryBytes { configuration.memoryBytes = memoryBytes }
+            let server = try ImageServer(hoard: fixture.hoard, configuration: configuration)
             do {
-                let warm = "/unsafe/w:40/plain/" + base + "/photo.jpg"
+                let warm = "/unsafe/w:40/plain/" + base + source
                 let first = await server.respond(to: Self.route(warm), path: warm, query: nil)
                 #expect(first.status == .ok)
                 try await body(server, warm, base)
@@ -55,7 +57,7 @@ struct MemoryAnswerHandlerTests {
     static func channel(_ server: ImageServer, prefix: String = "") throws -> EmbeddedChannel {
         let channel = EmbeddedChannel()
         try channel.pipeline.syncOperations.addHandler(
-            MemoryAnswerHandler(server: server, prefix: prefix, serverName: "hoard"))
+            CachedAnswerHandler(server: server, prefix: prefix, serverName: "hoard"))
         return channel
     }
 
@@ -104,6 +106,36 @@ struct MemoryAnswerHandlerTests {
             #expect(abs(dated.timeIntervalSinceNow) < 5, "\(date)")
             #expect(body == answer.body && body.readableBytes > 100)
             #expect(try Self.passedOn(channel).isEmpty)
+        }
+    }
+
+    @Test("without the server's memory, a variant on disk whose original is current is answered from the disk tier")
+    func fromDisk() async throws {
+        try await Self.withWarmServer(memoryBytes: 0) { server, warm, _ in
+            let channel = try Self.channel(server)
+            defer { _ = try? channel.finish() }
+            try Self.send(Self.request(warm), to: channel)
+            let parts = try Self.written(channel)
+            guard parts.count == 3, case .head(let head) = parts[0], case .body(.byteBuffer(let body)) = parts[1] else {
+                Issue.record("not answered from disk: \(parts)")
+                return
+            }
+            let routes = await server.respond(to: Self.route(warm), path: warm, query: nil)
+            #expect(head.status == .ok && body == routes.body)
+            #expect(head.headers["ETag"] == [routes.headers[.eTag] ?? "-"])
+            #expect(try Self.passedOn(channel).isEmpty)
+        }
+    }
+
+    @Test("a variant whose original is due for revalidation is passed on to the routes, which ask the origin")
+    func staleOriginal() async throws {
+        // /changing.jpg is stale at once (max-age=0).
+        try await Self.withWarmServer(memoryBytes: 0, source: "/changing.jpg") { server, warm, _ in
+            let channel = try Self.channel(server)
+            defer { _ = try? channel.finish() }
+            try Self.send(Self.request(warm), to: channel)
+            #expect(try Self.written(channel).isEmpty)
+            #expect(try Self.passedOn(channel).count == 2)
         }
     }
 
@@ -219,7 +251,7 @@ struct MemoryAnswerHandlerTests {
 struct MemoryAnswerWireTests {
     @Test("a warm GET, HEAD and 304 carry the same status, fields (but Date) and bytes as the routes give")
     func sameAsRoutes() async throws {
-        try await MemoryAnswerHandlerTests.withWarmServer { server, warm, _ in
+        try await CachedAnswerHandlerTests.withWarmServer { server, warm, _ in
             typealias Seen = (status: HTTPResponse.Status, fields: [HTTPField], body: ByteBuffer)
             @Sendable func exchange(_ answersOnLoop: Bool) async throws -> [Seen] {
                 try await ServerFixture.serve(server, answersOnLoop: answersOnLoop) { client in

@@ -5,18 +5,19 @@ import NIOCore
 import NIOHTTP1
 import NIOHTTPTypesHTTP1
 
-/// Answers, on the event loop that read it, an image request whose answer the server's memory
-/// holds (``ImageServer/rememberedResponse(path:accept:ifNoneMatch:)``): a warm request costs no
-/// task, no hop between threads and no conversion to Swift HTTP Types. Every other request goes
-/// on to the application's routes, which answer it as they always do; so does one that arrives
-/// while the routes still answer an earlier one.
+/// Answers, on the event loop that read it, an image request whose answer is cached where it can
+/// be read without suspending — the server's memory, or the cache's disk tier with its original
+/// current (``ImageServer/cachedResponse(path:accept:ifNoneMatch:)``): such a request costs no
+/// task, no hop between threads and no conversion to Swift HTTP Types. Every other request goes on
+/// to the application's routes, which answer it as they always do; so does one that arrives while
+/// the routes still answer an earlier one.
 ///
 /// It sits right after NIO's HTTP/1 codec (see ``WatchedHTTP1Channel``).
 ///
 /// Invariant: answers leave in the order their requests arrived — this handler writes one only when
 /// every request it passed on has been answered in full — and after the request has been read to
 /// its end, as the routes' answers are.
-final class MemoryAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
+final class CachedAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
     typealias OutboundIn = HTTPServerResponsePart
@@ -106,7 +107,7 @@ final class MemoryAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 ifNoneMatch = ifNoneMatch.map { $0 + ", " + value } ?? value
             }
         }
-        guard let answer = server.rememberedResponse(path: path, accept: accept, ifNoneMatch: ifNoneMatch) else {
+        guard let answer = server.cachedResponse(path: path, accept: accept, ifNoneMatch: ifNoneMatch) else {
             return nil
         }
         return Pending(method: head.method, path: head.uri, accept: accept, answer: answer, started: started)
@@ -148,4 +149,4 @@ final class MemoryAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
 }
 
 @available(*, unavailable)
-extension MemoryAnswerHandler: Sendable {}
+extension CachedAnswerHandler: Sendable {}
