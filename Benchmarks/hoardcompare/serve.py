@@ -20,6 +20,10 @@ CONNECTIONS = 2
 BOX = 512
 COLD_TARGET = 1.5
 WARM_TARGET = 0.5
+# Warm against nginx as Debian configures it (sendfile, tcp_nopush, open_file_cache), many connections.
+WARM_CONNECTIONS = 32
+WARM_BOX = 256
+SENDFILE_TARGETS = {"memory": 0.6, "disk": 0.45}
 IMAGE_FILTER = "/usr/lib/nginx/modules/ngx_http_image_filter_module.so"
 
 # wrk: the paths of a file, taken in turn by every connection (so no path repeats until all are
@@ -87,9 +91,11 @@ class Process:
         return self.process.pid
 
 
-def nginx_config(folder, origin_port, resizer_port, front_port, batch):
+def nginx_config(folder, origin_port, resizer_port, front_port, sendfile_port, batch):
     """The origin (static files), a resizer (image_filter, fit in W x W at q80, WebP not supported by
-    the module), and a front with proxy_cache before the resizer; plus a static server of FOLDER/static."""
+    the module), and a front with proxy_cache before the resizer; plus two static servers of FOLDER/static:
+    the front's (nginx's defaults: no sendfile), and one configured as Debian's nginx.conf and its usual
+    tuning are (sendfile, tcp_nopush, open_file_cache)."""
     return f"""
 load_module {IMAGE_FILTER};
 worker_processes 2;
@@ -124,6 +130,14 @@ http {{
       proxy_cache_valid 200 1h;
     }}
   }}
+  server {{
+    listen 127.0.0.1:{sendfile_port};
+    root {folder};
+    sendfile on;
+    tcp_nopush on;
+    open_file_cache max=1000 inactive=60s;
+    open_file_cache_valid 60s;
+  }}
 }}
 """
 
@@ -142,14 +156,16 @@ ENGINE_THREADPOOL_SIZE = 2
 """
 
 
-def run_wrk(c, base, paths, folder, name, accept="image/jpeg", clients=CONNECTIONS, count=False):
-    """wrk for SECONDS on PATHS against BASE: (requests/s, p50 ms, p95 ms, non-2xx count), and with COUNT
-    the number of requests."""
+def run_wrk(c, base, paths, folder, name, accept="image/jpeg", clients=CONNECTIONS, count=False, threads=None):
+    """wrk for SECONDS on PATHS against BASE with CLIENTS connections on THREADS threads (one per
+    connection by default): (requests/s, p50 ms, p95 ms, non-2xx count), and with COUNT the number of
+    requests."""
+    threads = threads or clients
     paths_file = folder / f"{name}.paths"
     paths_file.write_text("\n".join(paths) + "\n")
     script = folder / f"{name}.lua"  # one per run: the fleet's clients start at once
     script.write_text(WRK_SCRIPT)
-    text = c.run(["env", f"WRK_PATHS={paths_file}", f"WRK_ACCEPT={accept}", f"WRK_CLIENTS={clients}", "wrk", "-t", clients,
+    text = c.run(["env", f"WRK_PATHS={paths_file}", f"WRK_ACCEPT={accept}", f"WRK_CLIENTS={threads}", "wrk", "-t", threads,
                   "-c", clients, "-d", f"{SECONDS}s", "--timeout", "30s", "-s", script, base], "serve")
     m = re.search(r"^rps ([\d.]+) p50 ([\d.]+) p95 ([\d.]+) bad (\d+) requests (\d+)$", text, re.M)
     if not m:
@@ -199,8 +215,9 @@ def measure_serve(c):
     folder = RESULTS / "tmp" / "serve"
     shutil.rmtree(folder, ignore_errors=True)
     (folder / "static").mkdir(parents=True)
-    ports = {name: free_port() for name in ("origin", "resizer", "front", "hoard", "hoard2", "thumbor")}
-    (folder / "nginx.conf").write_text(nginx_config(folder, ports["origin"], ports["resizer"], ports["front"], batch))
+    ports = {name: free_port() for name in ("origin", "resizer", "front", "sendfile", "hoard", "hoard2", "thumbor")}
+    (folder / "nginx.conf").write_text(
+        nginx_config(folder, ports["origin"], ports["resizer"], ports["front"], ports["sendfile"], batch))
     (folder / "thumbor.conf").write_text(thumbor_config(folder))
     origin = f"http://127.0.0.1:{ports['origin']}"
     hoard_path = lambda name, w, fmt: f"/unsafe/w:{w}/q:80/f:{fmt}/plain/" + urllib.parse.quote(
@@ -244,20 +261,29 @@ def measure_serve(c):
                     figures = run_wrk(c, f"http://127.0.0.1:{ports['front']}", paths, folder, "nginx-jpeg")
                     results.setdefault(("nginx", fmt), []).append(figures + (None,))
             # Warm: 60 variants made once, then served from hoard's memory, from its disk (no memory
-            # answers), and as static files by nginx (the same bytes).
+            # answers), and as static files by nginx (the same bytes): at fit 512 over 2 connections
+            # against nginx's defaults, and at fit 256 (about 10 KB each) over 32 connections against
+            # nginx with sendfile.
             shutil.rmtree(folder / "hoard-warm", ignore_errors=True)
+            sendfile_base = f"http://127.0.0.1:{ports['sendfile']}"
             for label, extra in (("memory", []), ("disk", ["--memory-limit", "0"])):
                 with hoard_server(folder / "hoard-warm", extra):
                     base = f"http://127.0.0.1:{ports['hoard']}"
                     wait_for(base + "/health")
-                    paths = [hoard_path(n, BOX, "jpeg") for n in names]
-                    for name, path in zip(names, paths):  # made (and, for the static side, kept) once
-                        with urllib.request.urlopen(base + path, timeout=60) as response:
-                            (folder / "static" / name).write_bytes(response.read())
-                    results.setdefault(("warm", label), []).append(run_wrk(c, base, paths, folder, f"warm-{label}"))
-            static = [f"/static/{n}" for n in names]
+                    for box, key, run in ((BOX, "warm", {}),
+                                          (WARM_BOX, "warm32", {"clients": WARM_CONNECTIONS, "threads": 2})):
+                        paths = [hoard_path(n, box, "jpeg") for n in names]
+                        for name, path in zip(names, paths):  # made (and, for the static side, kept) once
+                            with urllib.request.urlopen(base + path, timeout=60) as response:
+                                (folder / "static" / f"{box}-{name}").write_bytes(response.read())
+                        results.setdefault((key, label), []).append(
+                            run_wrk(c, base, paths, folder, f"{key}-{label}", **run))
             results.setdefault(("warm", "static"), []).append(
-                run_wrk(c, f"http://127.0.0.1:{ports['front']}", static, folder, "warm-static"))
+                run_wrk(c, f"http://127.0.0.1:{ports['front']}", [f"/static/{BOX}-{n}" for n in names], folder,
+                        "warm-static"))
+            results.setdefault(("warm32", "sendfile"), []).append(
+                run_wrk(c, sendfile_base, [f"/static/{WARM_BOX}-{n}" for n in names], folder, "warm32-sendfile",
+                        clients=WARM_CONNECTIONS, threads=2))
             measure_fleet(c, folder, results, hoard_server, [hoard_path(n, w - 40 * rep, "jpeg")
                                                              for w in cold_widths(40) for n in names],
                           ports)
@@ -280,6 +306,11 @@ def measure_serve(c):
         rows.append(row("serve", f"warm: 60 variants served from hoard's {label} vs nginx static files, same bytes",
                         "req/s", rps(("warm", label)), rps(("warm", "static")), target=WARM_TARGET,
                         note=latency_note(results, ("warm", label), ("warm", "static"))))
+    for label in ("memory", "disk"):
+        rows.append(row("serve", f"warm: 60 variants (fit {WARM_BOX}) from hoard's {label} vs nginx static files "
+                                 f"with sendfile, same bytes, {WARM_CONNECTIONS} connections",
+                        "req/s", rps(("warm32", label)), rps(("warm32", "sendfile")), target=SENDFILE_TARGETS[label],
+                        note=latency_note(results, ("warm32", label), ("warm32", "sendfile"))))
     fleet = rps(("fleet", "redis"))
     if fleet["runs"]:
         rows.append(row("serve", "fleet, cold: 2 clients, same new variants (JPEG, fit 512)", "req/s", fleet,
@@ -325,6 +356,8 @@ SIDE_LABELS = {
     ("nginx", "jpeg"): "nginx image_filter + proxy_cache",
     ("warm", "memory"): "hoard serve (memory)", ("warm", "disk"): "hoard serve (disk)",
     ("warm", "static"): "nginx static files",
+    ("warm32", "memory"): "hoard serve (memory)", ("warm32", "disk"): "hoard serve (disk)",
+    ("warm32", "sendfile"): "nginx static files, sendfile",
     ("fleet", "redis"): "2 servers + Redis", ("fleet", "one"): "1 server",
     ("fleet", "apart"): "2 servers, no Redis",
 }
@@ -363,5 +396,7 @@ SECTIONS = [Section(
     "`proxy_cache`, each fed the 60-photo batch by an nginx origin on loopback. wrk, 2 threads x 2 connections, "
     "10 s per side; the Lua script gives every request a (photo, box side) pair no side has seen in that "
     "repetition (cold), or cycles 60 made variants (warm: hoard's memory answers, its disk with "
-    "`--memory-limit 0`, and nginx serving the same bytes as static files). Peak RSS from /proc VmHWM.",
+    "`--memory-limit 0`, and nginx serving the same bytes as static files with its defaults; and at fit 256, "
+    "2 threads x 32 connections, against nginx with `sendfile on; tcp_nopush on; open_file_cache`, 2 workers, no "
+    "access log). Peak RSS from /proc VmHWM.",
     images=True)]

@@ -7,6 +7,7 @@ import NIOCore
 /// ``CachedAnswerHandler`` with the same fields.
 struct ImageResponse: Sendable {
     var status: HTTPResponse.Status
+    /// The fields; an image's carry its `Content-Length` (a `HEAD` is answered with it).
     var headers: HTTPFields
     /// The image or message; `nil` for none (a 304).
     var body: ByteBuffer?

@@ -133,7 +133,7 @@ public final class ImageServer: Sendable {
     /// - Parameters:
     ///   - limits: The connections' timeouts and number.
     ///   - prefix: The prefix ``addRoutes(to:prefix:)`` was given.
-    ///   - serverName: The application's `serverName`, which memory's answers carry too.
+    ///   - serverName: The application's `serverName`, which the answers given on the event loop carry too.
     ///   - logger: Where reaching the connection limit is reported.
     public func http1Server(
         limits: ConnectionLimits, prefix: String = "", serverName: String?, logger: Logger
