@@ -34,6 +34,7 @@ extension CacheCommand {
             let tier = try await remoteOptions.openTier(logger: ToolLogHandler.logger(label: "Hoard.redis"))
             let statuses = await tier?.serverStatus() ?? []
             await tier?.shutdown()
+            try cacheOptions.requireExistingFolder()
             let hoard = try cacheOptions.openHoard()
             let originals = try cacheOptions.openOriginals(creating: false)
             // From the indexes: expired entries count until a trim or `prune` removes them.
@@ -83,6 +84,7 @@ extension CacheCommand {
         @OptionGroup var cacheOptions: CacheOptions
 
         func run() throws {
+            try cacheOptions.requireExistingFolder()
             let now = Date()
             // One write per 64 KiB of lines rather than one locked `print` per line: a list of 100,000
             // entries is mostly output.
@@ -124,6 +126,7 @@ extension CacheCommand {
         @OptionGroup var cacheOptions: CacheOptions
 
         func run() throws {
+            try cacheOptions.requireExistingFolder()
             let stored =
                 try cacheOptions.openHoard().storedBytes(forKey: key)
                 ?? cacheOptions.openOriginals(creating: false)?.storedBytes(forKey: key)

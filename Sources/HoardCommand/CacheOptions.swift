@@ -52,6 +52,16 @@ struct CacheOptions: ParsableArguments {
             ?? Hoard.Configuration.defaultDirectory(name: "default")
     }
 
+    /// Checks that the cache folder exists, for the commands that only read it: a mistyped
+    /// `--cache` is said, not shown as an empty cache made on the spot.
+    ///
+    /// - Throws: ``RunFailure`` naming the folder when it is not there.
+    func requireExistingFolder() throws {
+        guard LocalFile.isDirectory(directory.path) else {
+            throw RunFailure("no cache at \(directory.path): the folder does not exist")
+        }
+    }
+
     /// The originals' share of the limit, in MiB: 0 keeps none.
     var originalsMiB: Int { originalsLimit ?? cacheLimit / 2 }
 

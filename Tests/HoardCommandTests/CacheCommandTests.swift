@@ -39,6 +39,19 @@ struct CacheCommandTests {
         #expect(try await HoardTool.run(["cache", "list"] + cache).standardOutput.isEmpty)
     }
 
+    @Test("stats, list and get on a folder that does not exist say so, exit 1 and create nothing")
+    func missingFolder() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let missing = scratch.path("no/such/cache")
+        for command in [["cache", "stats"], ["cache", "list"], ["cache", "get", "a key"]] {
+            let run = try await HoardTool.run(command + ["--cache", missing])
+            #expect(run.status == 1, "\(command): \(run.standardOutput)")
+            #expect(run.standardError.contains("no cache at \(missing)"), "\(command): \(run.standardError)")
+            #expect(!FileManager.default.fileExists(atPath: scratch.path("no")), "\(command) made the folder")
+        }
+    }
+
     @Test("remove --prefix removes exactly the keys with that prefix; KEY and --prefix are exclusive")
     func removeByPrefix() async throws {
         let scratch = try Scratch()

@@ -119,7 +119,8 @@ struct CacheFolderSafetyTests {
         let scratch = try Scratch()
         defer { scratch.remove() }
         let fresh = scratch.path("new/cache")
-        #expect(try await HoardTool.run(["cache", "stats", "--cache", fresh]).status == 0)
+        try Data("a value".utf8).write(to: URL(fileURLWithPath: scratch.path("value")))
+        #expect(try await HoardTool.run(["cache", "put", "k", scratch.path("value"), "--cache", fresh]).status == 0)
         for path in [fresh, scratch.path("new")] {
             #expect(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int == 0o700)
         }

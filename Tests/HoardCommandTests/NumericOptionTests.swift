@@ -84,6 +84,8 @@ struct NumericOptionTests {
     func cacheLimitEnds() async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
+        // stats reads an existing cache; it makes none.
+        try FileManager.default.createDirectory(atPath: scratch.path("cache"), withIntermediateDirectories: true)
         for (mebibytes, bytes) in [("1", "1048576"), ("8796093022207", "9223372036853727232")] {
             let outcome = try await HoardTool.run(
                 Self.arguments(for: Self.stats, scratch: scratch) + ["--cache-limit", mebibytes])

@@ -271,6 +271,8 @@ struct RemoteCacheTests {
         let scratch = try Scratch()
         defer { scratch.remove() }
         try Data("a value".utf8).write(to: URL(fileURLWithPath: scratch.path("blob")))
+        // Machine b's cache exists and is empty (stats reads an existing cache; it makes none).
+        try FileManager.default.createDirectory(atPath: scratch.path("cache-b"), withIntermediateDirectories: true)
         try await withRedisServer { redis in
             let remote = ["--remote", "redis://127.0.0.1:\(redis.port)"]
             func run(_ arguments: [String], machine: String) async throws -> HoardTool.Outcome {
