@@ -1,4 +1,5 @@
 import Foundation
+import Hoard
 import Testing
 
 @Suite("hoard cache")
@@ -50,6 +51,19 @@ struct CacheCommandTests {
             #expect(run.standardError.contains("no cache at \(missing)"), "\(command): \(run.standardError)")
             #expect(!FileManager.default.fileExists(atPath: scratch.path("no")), "\(command) made the folder")
         }
+    }
+
+    @Test("get of a value stored raw through DiskCache says what the entry holds, in plain words")
+    func rawValue() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let folder = scratch.path("cache")
+        try DiskCache(directory: URL(fileURLWithPath: folder)).store(Data("raw".utf8), forKey: "k")
+        let run = try await HoardTool.run(["cache", "get", "k", "--cache", folder])
+        #expect(run.status == 1)
+        #expect(
+            run.standardError.contains("holds a raw value with no type tag, not a value stored through Hoard"),
+            "\(run.standardError)")
     }
 
     @Test("remove --prefix removes exactly the keys with that prefix; KEY and --prefix are exclusive")

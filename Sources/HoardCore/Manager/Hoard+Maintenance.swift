@@ -52,7 +52,7 @@ extension Hoard {
     public func storedBytes(forKey key: String) throws -> (typeIdentifier: String, bytes: Data)? {
         guard let data = try onDisk({ try $0.data(forKey: key) }) else { return nil }
         guard let (typeName, payload) = TypedPayload.unwrap(data) else {
-            throw HoardError.typeMismatch(key: key, expected: "a value stored by Hoard", stored: "untyped bytes")
+            throw HoardError.typeMismatch(key: key, expected: "value stored through Hoard", stored: HoardError.untaggedValue)
         }
         return (typeName, payload)
     }

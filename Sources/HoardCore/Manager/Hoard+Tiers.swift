@@ -69,7 +69,7 @@ extension Hoard {
         _ stored: CacheTierEntry, forKey key: String, expecting expected: String, sharingStorage: Bool = false
     ) throws(HoardError) -> (typeName: String, payload: Data) {
         guard let (typeName, payload) = TypedPayload.unwrap(stored.bytes, expecting: expected, sharingStorage: sharingStorage) else {
-            throw .typeMismatch(key: key, expected: expected, stored: "untyped bytes")
+            throw .typeMismatch(key: key, expected: expected, stored: HoardError.untaggedValue)
         }
         guard typeName == expected else {
             throw .typeMismatch(key: key, expected: expected, stored: typeName)

@@ -53,6 +53,12 @@ public enum HoardError: Error, Sendable {
     }
 }
 
+extension HoardError {
+    /// What ``typeMismatch(key:expected:stored:)`` names as stored when an entry's bytes carry no
+    /// type tag (written by ``DiskCache`` or another tier directly, not through ``Hoard``).
+    static let untaggedValue = "raw value with no type tag"
+}
+
 extension HoardError: CustomStringConvertible {
     public var description: String {
         switch self {
