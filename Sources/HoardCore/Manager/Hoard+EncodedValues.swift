@@ -81,6 +81,31 @@ extension Hoard {
             source: tiers[hit.tierIndex].identifier, retrievedAt: freshness.now)
     }
 
+    /// The fresh value under `key` in the memory tier, read without suspending, counted as a hit;
+    /// `nil` for a miss there, or a value of another type (counting nothing): the caller then
+    /// asks ``retrieve(_:forKey:)-(_,String)``, which reads the other tiers too.
+    package func memoryValue<T: Cachable>(_ type: T.Type, forKey key: String) -> T? {
+        try? memoryHitValue(type, forKey: key)
+    }
+
+    /// The fresh entry under `key` stored as `T` in a first disk tier, as its encoded bytes, read
+    /// without suspending and counted as a hit: the first step of
+    /// ``encodedEntry(_:forKey:expiry:fetch:)``, for a caller on an event loop. `nil` when there is
+    /// no such tier, or no fresh entry of that type in it (counting nothing): the caller then asks
+    /// ``encodedEntry(_:forKey:expiry:fetch:)``, which reads the later tiers and fetches.
+    package func firstDiskEncodedEntry<T: Cachable>(_ type: T.Type, forKey key: String) -> CacheEntry<Data>? {
+        guard configuration.isCachingEnabled else { return nil }
+        let freshness = freshness(nil)
+        guard
+            let hit = try? firstDiskHit(
+                forKey: key, expecting: Self.typeName(of: T.self), freshness: freshness, includingStale: false)
+        else { return nil }
+        let source = tiers[hit.tierIndex].identifier
+        monitor.record(.hit(key: key, tier: source))
+        return CacheEntry(
+            value: hit.payload, cachedAt: hit.createdAt, expiresAt: hit.expiresAt, source: source, retrievedAt: freshness.now)
+    }
+
     /// Writes `bytes` to every byte tier under `typeName` unless the insertion policy refuses
     /// `candidate`, then drops the memory tier's value for `key`.
     ///

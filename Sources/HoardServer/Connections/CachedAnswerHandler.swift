@@ -97,16 +97,9 @@ final class CachedAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
             guard path.hasPrefix(prefix + "/") else { return nil }
             path = String(path.dropFirst(prefix.count))
         }
-        // One pass over the fields; repeated ones are combined as Swift HTTP Types combines them.
-        var accept: String?
-        var ifNoneMatch: String?
-        for (name, value) in head.headers {
-            if Self.equalsIgnoringCase(name, "accept") {
-                accept = accept.map { $0 + ", " + value } ?? value
-            } else if Self.equalsIgnoringCase(name, "if-none-match") {
-                ifNoneMatch = ifNoneMatch.map { $0 + ", " + value } ?? value
-            }
-        }
+        // Repeated fields are combined as Swift HTTP Types combines them for the routes.
+        let accept = Self.combined(head.headers["accept"])
+        let ifNoneMatch = Self.combined(head.headers["if-none-match"])
         guard let answer = server.cachedResponse(path: path, accept: accept, ifNoneMatch: ifNoneMatch) else {
             return nil
         }
@@ -138,13 +131,9 @@ final class CachedAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
         return date.text
     }
 
-    /// Whether `name` spells `lowercase` (ASCII) in any case.
-    private static func equalsIgnoringCase(_ name: String, _ lowercase: StaticString) -> Bool {
-        let expected = UnsafeBufferPointer(start: lowercase.utf8Start, count: lowercase.utf8CodeUnitCount)
-        return name.utf8.count == expected.count
-            && zip(name.utf8, expected).allSatisfy { byte, wanted in
-                (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 == wanted : byte == wanted
-            }
+    /// A field's values (NIO's lookup ignores the name's case) as one, or `nil` for none.
+    private static func combined(_ values: [String]) -> String? {
+        values.isEmpty ? nil : values.joined(separator: ", ")
     }
 }
 
