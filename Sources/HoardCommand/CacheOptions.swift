@@ -96,10 +96,42 @@ struct CacheOptions: ParsableArguments {
         remote: (any CacheTier)? = nil, fetchLeaseDuration: Double? = nil, creating: Bool = true,
         logger: Logger = ToolLogHandler.logger()
     ) throws -> Hoard? {
-        guard originalsMiB > 0, creating || LocalFile.isDirectory(originalsDirectory.path) else { return nil }
-        return try Self.open(
-            name: "originals", directory: originalsDirectory, mebibytes: originalsMiB, remote: remote,
-            fetchLeaseDuration: fetchLeaseDuration, expiry: Self.originalsExpiry, logger: logger)
+        guard originalsMiB > 0, isOriginalsFolderOwn(logger: logger), creating || LocalFile.isDirectory(originalsDirectory.path)
+        else { return nil }
+        do {
+            return try Self.open(
+                name: "originals", directory: originalsDirectory, mebibytes: originalsMiB, remote: remote,
+                fetchLeaseDuration: fetchLeaseDuration, expiry: Self.originalsExpiry, logger: logger)
+        } catch let error as ValidationError {
+            throw error
+        } catch {
+            // The originals are a saving, not a need: every input is still read from its source.
+            logger.warning(
+                "The originals' cache cannot be opened: originals are not cached this run",
+                metadata: ["path": .string(originalsDirectory.path), "error": .string(String(describing: error))])
+            return nil
+        }
+    }
+
+    /// Whether the originals' folder, the cache's own sub-folder, is the cache's: missing, or a
+    /// folder. A symbolic link there (dangling or not) is never followed: it is removed (the link
+    /// only), so that the folder is made anew. Anything else (a file, a FIFO) is left alone and
+    /// the originals are not cached this run. Either is logged.
+    private func isOriginalsFolderOwn(logger: Logger) -> Bool {
+        let path = originalsDirectory.path
+        guard let type = (try? FileManager.default.attributesOfItem(atPath: path))?[.type] as? FileAttributeType else {
+            return true  // missing (or not readable: opening it says which)
+        }
+        switch type {
+        case .typeDirectory:
+            return true
+        case .typeSymbolicLink:
+            logger.warning("The originals' folder was a symbolic link: the link is removed, never followed", metadata: ["path": .string(path)])
+            return (try? FileManager.default.removeItem(atPath: path)) != nil
+        default:
+            logger.warning("The originals' folder is not a folder: left alone, originals are not cached this run", metadata: ["path": .string(path)])
+            return false
+        }
     }
 
     /// The cache's name in logs and metrics: its folder's name (`hoard` for `/var/cache/hoard`),

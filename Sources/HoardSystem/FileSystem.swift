@@ -134,6 +134,20 @@ package enum FileSystem {
         return syscall("stat") { path.withCString { stat($0, &info) } }.map { _ in FileStatus(info) }
     }
 
+    /// `realpath(3)`: `path` with every symbolic link in it resolved, as an absolute path without
+    /// `.` or `..`. What a folder a user names is opened as, once, so that the cache's own checks
+    /// against links apply inside it and not to the way there.
+    package static func resolvedPath(_ path: String) -> Result<String, SystemCallError> {
+        var resolved: UnsafeMutablePointer<CChar>?
+        return syscall("realpath") { () -> Int32 in
+            resolved = path.withCString { realpath($0, nil) }
+            return resolved == nil ? -1 : 0
+        }.map { _ in
+            defer { free(resolved) }
+            return String(cString: resolved!)
+        }
+    }
+
     /// `futimens(2)`: sets both the access and the modification time to `date`.
     package static func setTimes(_ descriptor: Int32, to date: Date) -> Result<Void, SystemCallError> {
         let seconds = date.timeIntervalSince1970.rounded(.down)

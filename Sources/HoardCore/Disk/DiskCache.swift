@@ -91,8 +91,8 @@ public final class DiskCache: Sendable {
         self.directory = directory
         self.configuration = configuration
         let path = directory.standardizedFileURL.path(percentEncoded: false)
-        let rootPath = path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
-        let state = try CacheFolder.prepare(rootPath, logger: configuration.logger)
+        let (state, rootPath) = try CacheFolder.prepare(
+            path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path, logger: configuration.logger)
         let parts = try Parts(rootPath: rootPath, configuration: configuration)
         (folder, index, segments, files) = (parts.folder, parts.index, parts.segments, parts.files)
         (reconciler, maintenance, reader, writer) = (parts.reconciler, parts.maintenance, parts.reader, parts.writer)

@@ -71,27 +71,47 @@ struct CacheFolder: Sendable {
     /// any other folder. Warns when users other than the owner may write the folder (anyone who can
     /// write it can plant entries).
     ///
+    /// The path given is resolved once, when it names a folder (or once it was made): a folder
+    /// reached through symbolic links (systemd's `/var/cache/NAME` with `DynamicUser=yes` is a link
+    /// to `private/NAME`) is used at its real path, and from there on nothing inside it is
+    /// reached through a link.
+    ///
+    /// - Returns: What the folder holds, and its real path.
     /// - Throws: ``DiskCacheError/notACache(path:)``, ``DiskCacheError/unsupportedFormat(path:marker:)``,
     ///   ``DiskCacheError/foreignItem(path:reason:)`` or
     ///   ``DiskCacheError/directoryUnavailable(path:call:errno:)``.
-    static func prepare(_ rootPath: String, logger: Logger) throws(DiskCacheError) -> FolderState {
-        switch FileSystem.status(ofPath: rootPath) {
+    static func prepare(_ givenPath: String, logger: Logger) throws(DiskCacheError) -> (state: FolderState, rootPath: String) {
+        let rootPath = try resolve(givenPath, logger: logger)
+        return (try prepareResolved(rootPath, logger: logger), rootPath)
+    }
+
+    /// Makes the folder at `path` when it is missing (and its parents), and returns its real path.
+    private static func resolve(_ path: String, logger: Logger) throws(DiskCacheError) -> String {
+        switch FileSystem.status(ofPath: path) {
         case .success(let status) where status.kind == .directory:
             if status.permissions & 0o022 != 0 {
                 logger.warning(
                     "Disk cache folder is writable by other users: anyone who can write it can plant entries",
-                    metadata: ["path": .string(rootPath), "mode": .string(String(status.permissions, radix: 8))])
+                    metadata: ["path": .string(path), "mode": .string(String(status.permissions, radix: 8))])
             }
         case .success:
-            throw .directoryUnavailable(path: rootPath, call: "stat", errno: ENOTDIR)
+            throw .directoryUnavailable(path: path, call: "stat", errno: ENOTDIR)
         case .failure(let error) where error.errno == ENOENT || error.errno == ENOTDIR:
             // Missing, or a file is in the way (making the folders says which).
-            if case .failure(let error) = FileSystem.makeDirectoryAndParents(rootPath) {
-                throw .directoryUnavailable(path: error.path ?? rootPath, call: error.call, errno: error.errno)
+            if case .failure(let error) = FileSystem.makeDirectoryAndParents(path) {
+                throw .directoryUnavailable(path: error.path ?? path, call: error.call, errno: error.errno)
             }
         case .failure(let error):
-            throw .directoryUnavailable(path: rootPath, call: error.call, errno: error.errno)
+            throw .directoryUnavailable(path: path, call: error.call, errno: error.errno)
         }
+        switch FileSystem.resolvedPath(path) {
+        case .success(let resolved): return resolved
+        case .failure(let error): throw .directoryUnavailable(path: path, call: error.call, errno: error.errno)
+        }
+    }
+
+    /// ``prepare(_:logger:)`` of a folder at its real path.
+    private static func prepareResolved(_ rootPath: String, logger: Logger) throws(DiskCacheError) -> FolderState {
         switch try readMarker(in: rootPath) {
         case formatVersion: return .current
         case unindexedFormatVersion: return .unindexed

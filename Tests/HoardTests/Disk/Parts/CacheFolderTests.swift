@@ -12,11 +12,11 @@ struct CacheFolderTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.path + "/new/cache"
-        #expect(try CacheFolder.prepare(path, logger: LogRecorder().logger()) == .current)
+        #expect(try CacheFolder.prepare(path, logger: LogRecorder().logger()).state == .current)
         let marker = try String(contentsOfFile: path + "/" + CacheFolder.markerFileName, encoding: .utf8)
         #expect(marker == "Hoard cache\nformat \(CacheFolder.formatVersion)\n")
         #expect(FileManager.default.fileExists(atPath: path + "/" + CacheFolder.cacheDirectoryTagFileName))
-        #expect(try CacheFolder.prepare(path, logger: LogRecorder().logger()) == .current)
+        #expect(try CacheFolder.prepare(path, logger: LogRecorder().logger()).state == .current)
     }
 
     @Test func aFolderHoldingSomethingElseIsRefusedAndLeftAsItWas() throws {
