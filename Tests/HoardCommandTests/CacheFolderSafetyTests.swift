@@ -83,7 +83,7 @@ struct CacheFolderSafetyTests {
             return parts.count == 2
                 && [
                     ".hoard-cache", "CACHEDIR.TAG", "expired-before", "fetch-leases", "index.sqlite", "index.sqlite-wal",
-                    "index.sqlite-shm",
+                    "index.sqlite-shm", "space-reserve",
                 ]
                 .contains(parts[1])
                 || parts[1] == "originals"  // the originals' own cache, made by the tool

@@ -119,7 +119,7 @@ extension DiskCache {
     /// What counts against the limit now, by the shared count and the index's size: what
     /// statistics show. 0 when the index cannot be read.
     ///
-    /// - Complexity: O(1): one indexed read and two `stat` calls.
+    /// - Complexity: O(1): one indexed read.
     func estimatedByteCount() -> Int {
         maintenance.estimatedByteCount()
     }
@@ -132,8 +132,8 @@ extension DiskCache {
     /// let megabytes = try cache.totalSize / 1_048_576
     /// ```
     ///
-    /// - Throws: ``DiskCacheError/directoryUnavailable(path:call:errno:)`` when the folder cannot be listed.
-    /// - Complexity: O(m) for m entries: one scan of an index of the index.
+    /// - Throws: ``DiskCacheError/readFailed(path:call:errno:)`` when the index cannot be read.
+    /// - Complexity: O(1): the index's running totals.
     public var totalSize: Int {
         get throws { try maintenance.indexedByteCount() }
     }
@@ -146,10 +146,13 @@ extension DiskCache {
     /// print("cache uses \(try cache.bytesOnDisk / 1_048_576) MiB")
     /// ```
     ///
-    /// - Throws: ``DiskCacheError`` when the index cannot be read or written.
-    /// - Complexity: O(m) for m entries: a count of the index, and an `lstat` per segment file.
+    /// - Throws: ``DiskCacheError/readFailed(path:call:errno:)`` when the index cannot be read.
+    /// - Complexity: O(1): the index's running totals and an `lstat` of each index file.
     public var bytesOnDisk: Int {
-        get throws { try maintenance.recount().onDisk }
+        get throws {
+            let usage = try maintenance.currentUsage()
+            return usage.fileBytes + usage.segmentFileBytes + maintenance.indexFileByteCount()
+        }
     }
 
     /// The entries in the cache, in no particular order, with their sizes and dates.
@@ -177,10 +180,8 @@ extension DiskCache {
     /// ```
     ///
     /// - Throws: ``DiskCacheError/readFailed(path:call:errno:)`` when the index cannot be read.
-    /// - Complexity: O(m) for m entries: one scan of an index of the index, not of the records.
+    /// - Complexity: O(1): the index's running totals.
     public var entryCount: Int {
-        get throws {
-            try index.withDatabase(writing: false) { try EntryTable(connection: $0).count() }
-        }
+        get throws { try maintenance.currentUsage().entryCount }
     }
 }

@@ -130,7 +130,7 @@ extension DiskCache {
         /// on top.
         public var slackByteCount: Int {
             let logLimit = DiskIndex.logByteLimit(forSizeLimit: sizeLimit)
-            return 2 * logLimit + TrimState.indexAllowance + SpaceReserve.byteCount(forLogByteLimit: logLimit)
+            return 2 * logLimit + DiskUsage.indexAllowance + SpaceReserve.byteCount(forLogByteLimit: logLimit)
         }
 
         /// The byte count a trim removes down to.

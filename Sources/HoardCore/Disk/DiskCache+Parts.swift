@@ -27,8 +27,7 @@ extension DiskCache {
                 index: index, segments: segments, files: files, reconciler: reconciler, configuration: configuration)
             reader = RecordReader(index: index, segments: segments, files: files, configuration: configuration)
             writer = RecordWriter(
-                index: index, segments: segments, files: files, maintenance: maintenance,
-                inlineEntryLimit: configuration.inlineEntryLimit)
+                index: index, segments: segments, files: files, inlineEntryLimit: configuration.inlineEntryLimit)
             // The index holds its repair weakly: the parts do not keep each other alive.
             index.setRepair { [weak reconciler] error, identity in
                 try reconciler?.rebuild(after: error, openedAs: identity)

@@ -213,6 +213,7 @@ struct DiskSegmentTests {
                 // What schema 1 was: no segment columns, no segments table.
                 try connection.execute(
                     """
+                    \(Self.schemaFour)
                     ALTER TABLE entries DROP COLUMN segment; ALTER TABLE entries DROP COLUMN offset;
                     DROP TABLE segments; PRAGMA user_version = 1;
                     """)
@@ -226,8 +227,15 @@ struct DiskSegmentTests {
         #expect(try IndexSurgery.placement(in: cache, key: "large") == .segment)
         #expect(try cache.data(forKey: "large") == large)
         let schema = try Self.schema(of: cache)
-        #expect(schema.version == DiskIndex.schemaVersion && schema.version == 4)
+        #expect(schema.version == DiskIndex.schemaVersion && schema.version == 5)
     }
+
+    /// What takes an index of schema 5 back to schema 4: no running totals, no triggers.
+    private static let schemaFour = """
+        DROP TRIGGER entries_inserted; DROP TRIGGER entries_deleted; DROP TRIGGER entries_changed;
+        DROP INDEX entries_by_segment; ALTER TABLE usage DROP COLUMN count; ALTER TABLE usage DROP COLUMN inline;
+        ALTER TABLE segments DROP COLUMN live;
+        """
 
     /// The index's schema version, and whether it still has schema 3's index on the last-use date.
     private static func schema(of cache: DiskCache) throws -> (version: Int, hasUseIndex: Bool) {
@@ -249,10 +257,10 @@ struct DiskSegmentTests {
         do {
             let cache = try DiskCache(directory: folder.cacheURL)
             for (key, value) in values { try cache.store(value, forKey: key) }
-            expected = try cache.index.withDatabase(writing: false) { try UsageTable(connection: $0).current() }.bytes
+            expected = try cache.index.withDatabase(writing: false) { try UsageTable(connection: $0).current() }.recordBytes
             try cache.index.withConnection(writing: true) { connection in
                 try connection.execute(
-                    "DROP TABLE usage; CREATE INDEX entries_by_use ON entries (used, size); PRAGMA user_version = 2;")
+                    "\(Self.schemaFour) DROP TABLE usage; CREATE INDEX entries_by_use ON entries (used, size); PRAGMA user_version = 2;")
             }
             cache.index.closeIdleConnections()
         }
@@ -260,10 +268,11 @@ struct DiskSegmentTests {
         let cache = try DiskCache(directory: folder.cacheURL, configuration: .init(logger: log.logger()))
         for (key, value) in values { #expect(try cache.data(forKey: key) == value) }
         let counted = try cache.index.withDatabase(writing: false) { try UsageTable(connection: $0).current() }
-        #expect(counted.bytes == expected, "the count made from the tables matches the one kept by the writes")
-        #expect(counted.bytes > 100_000)
+        #expect(counted.recordBytes == expected, "the count made from the tables matches the one kept by the writes")
+        #expect(counted.recordBytes > 100_000)
+        #expect(counted.entryCount == 3)
         #expect(log.lines(containing: "damaged").isEmpty)
-        #expect(try Self.schema(of: cache) == (version: 4, hasUseIndex: false))
+        #expect(try Self.schema(of: cache) == (version: 5, hasUseIndex: false))
     }
 
     @Test("An index of schema 3 (an index on the last-use date) opens with its entries, in the order they were stored")
@@ -275,18 +284,20 @@ struct DiskSegmentTests {
             let cache = try DiskCache(directory: folder.cacheURL)
             for (key, value) in values { try cache.store(value, forKey: key) }
             try cache.index.withConnection(writing: true) { connection in
-                try connection.execute("CREATE INDEX entries_by_use ON entries (used, size); PRAGMA user_version = 3;")
+                try connection.execute("\(Self.schemaFour) CREATE INDEX entries_by_use ON entries (used, size); PRAGMA user_version = 3;")
             }
             cache.index.closeIdleConnections()
         }
         let log = LogRecorder()
         let cache = try DiskCache(directory: folder.cacheURL, configuration: .init(logger: log.logger()))
-        #expect(try Self.schema(of: cache) == (version: 4, hasUseIndex: false))
+        #expect(try Self.schema(of: cache) == (version: 5, hasUseIndex: false))
         for (key, value) in values { #expect(try cache.data(forKey: key) == value) }
         let order = try cache.index.withDatabase(writing: false) {
-            try EntryTable(connection: $0).leastRecentlyUsed(atLeast: .max).map(\.hash)
+            try EntryTable(connection: $0).leastRecentlyUsed(atLeast: .max, rowOverhead: 0, limit: .max).map(\.hash)
         }
         #expect(order == (try values.map { try EntryFiles.keyHash($0.key) }))
+        #expect(try cache.entryCount == values.count)
+        #expect(try cache.totalSize == values.reduce(0) { $0 + 48 + $1.key.utf8.count + $1.value.count })
         try cache.store(Data("after".utf8), forKey: "after")
         #expect(try cache.data(forKey: "after") == Data("after".utf8))
         #expect(log.lines(containing: "damaged").isEmpty)

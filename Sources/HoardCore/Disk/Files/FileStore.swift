@@ -212,8 +212,8 @@ final class FileStore: Sendable {
 
     /// Deletes the row of `hash`, only if its last-use date is still `lastUsed` when given (a row
     /// replaced or used since it was read is kept), with the entry file of a row that named one
-    /// (inside the caller's transaction, so that no writer is making a file visible meanwhile),
-    /// and takes that file off the shared usage count; returns whether a row went.
+    /// (inside the caller's transaction, so that no writer is making a file visible meanwhile);
+    /// returns whether a row went. The row's trigger takes it off the running totals.
     func removeEntry(_ hash: [UInt8], ifLastUsed lastUsed: Double? = nil, on connection: SQLiteConnection) throws -> Bool {
         // The row is read first, not with `DELETE ... RETURNING`: SQLite 3.40 gives a wrong
         // `record IS NOT NULL` in a RETURNING clause.
@@ -223,7 +223,6 @@ final class FileStore: Sendable {
         try EntryTable(connection: connection).delete(hash)
         if row.placement == .file {
             try entryFiles.remove(SHA256.hex(hash))
-            try UsageTable(connection: connection).addFileBytes(-row.byteCount)
         }
         // A record in a segment leaves dead bytes there until a compaction; one inside the index,
         // a free page until a vacuum.
@@ -241,11 +240,7 @@ final class FileStore: Sendable {
         guard try entryFiles.moveIntoPlace(temporary: temporary.name, in: temporary.directory, as: SHA256.hex(hash)) else {
             return false
         }
-        let entries = EntryTable(connection: connection)
-        let old = try entries.row(hash)
-        try entries.upsert(hash: hash, header: header, used: now, record: nil)
-        try UsageTable(connection: connection).addFileBytes(
-            header.fileByteCount - (old?.placement == .file ? old?.byteCount ?? 0 : 0))
+        try EntryTable(connection: connection).upsert(hash: hash, header: header, used: now, record: nil)
         return true
     }
 

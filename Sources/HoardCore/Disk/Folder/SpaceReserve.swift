@@ -47,7 +47,8 @@ struct SpaceReserve: Sendable {
     }
 
     /// Makes the reserve when it is missing, or completes one a process killed while making it
-    /// left short, when the disk has at least twice its size free.
+    /// left short, when the disk has at least twice its size free; cuts one made for a larger
+    /// limit back to this size.
     ///
     /// The blocks are allocated (`posix_fallocate`), not written: the page cache stays clean.
     ///
@@ -57,7 +58,8 @@ struct SpaceReserve: Sendable {
         switch FileSystem.linkStatus(path) {
         case .success(let status):
             guard status.kind == .regular, status.linkCount == 1 else { return false }
-            if status.byteCount >= byteCount { return true }
+            if status.byteCount > byteCount { return shrink() }
+            if status.byteCount == byteCount { return true }
         case .failure(let error) where error.errno == ENOENT: break
         case .failure: return false
         }
@@ -73,6 +75,17 @@ struct SpaceReserve: Sendable {
             _ = FileSystem.unlink(path)
         }
         return isWhole
+    }
+
+    /// Cuts the reserve back to ``byteCount``, through a descriptor opened without following a
+    /// link and checked to be a regular file of one link.
+    private func shrink() -> Bool {
+        guard case .success(let descriptor) = FileSystem.open(path, flags: O_WRONLY | O_CLOEXEC | O_NOFOLLOW, mode: 0)
+        else { return false }
+        defer { FileSystem.close(descriptor) }
+        guard case .success(let status) = FileSystem.status(of: descriptor), status.kind == .regular, status.linkCount == 1
+        else { return false }
+        return ftruncate(descriptor, off_t(byteCount)) == 0
     }
 
     /// Gives the file `descriptor` at least `byteCount` bytes of allocated blocks: allocated by the

@@ -43,8 +43,10 @@ final class DiskIndex: Sendable {
     /// inside the index, 2 adds segment files for records from ``SegmentStore/recordThreshold`` on,
     /// 3 adds the `usage` row: the bytes segment and entry files take (see ``UsageTable``), 4 keeps
     /// the rows in order of use by their rowid instead of an index on the last-use date (see
-    /// ``EntryTable``).
-    static let schemaVersion = 4
+    /// ``EntryTable``), 5 keeps running totals (rows, bytes by place, each segment's live bytes)
+    /// by triggers, so that nothing a store or a process start does reads every row (see
+    /// ``IndexSchema/runningTotals``).
+    static let schemaVersion = 5
 
     /// The database's path.
     let path: String
@@ -154,6 +156,7 @@ final class DiskIndex: Sendable {
                         );
                         \(IndexSchema.segmentsTable)
                         \(IndexSchema.usageTable)
+                        \(IndexSchema.runningTotals)
                         PRAGMA user_version = \(Self.schemaVersion);
                         """)
                     try IndexSchema.seedSegmentIdentifiers(on: connection, rootPath: rootPath)
@@ -166,6 +169,7 @@ final class DiskIndex: Sendable {
                         \(IndexSchema.segmentsTable)
                         \(IndexSchema.usageTable)
                         \(IndexSchema.dropUseIndex)
+                        \(IndexSchema.runningTotals)
                         PRAGMA user_version = \(Self.schemaVersion);
                         """)
                     try IndexSchema.seedSegmentIdentifiers(on: connection, rootPath: rootPath)
@@ -175,11 +179,13 @@ final class DiskIndex: Sendable {
                         """
                         \(IndexSchema.usageTable)
                         \(IndexSchema.dropUseIndex)
+                        \(IndexSchema.runningTotals)
                         PRAGMA user_version = \(Self.schemaVersion);
                         """)
                     return false
-                case 3:
-                    try connection.execute("\(IndexSchema.dropUseIndex) PRAGMA user_version = \(Self.schemaVersion);")
+                case 3, 4:
+                    try connection.execute(
+                        "\(IndexSchema.dropUseIndex) \(IndexSchema.runningTotals) PRAGMA user_version = \(Self.schemaVersion);")
                     return false
                 default:
                     return false
@@ -359,10 +365,11 @@ final class DiskIndex: Sendable {
         // that a warm index is not read again on every lookup, each connection keeps up to
         // 16 MiB of its pages (SQLite's default is 2 MiB; at most 8 connections stay open). The
         // write-ahead log is checkpointed at half its limit, and cut back to it after each
-        // checkpoint that empties it.
+        // checkpoint that empties it. Recursive triggers: a row replaced by `INSERT OR REPLACE`
+        // leaves the running totals through its deletion's trigger (see `IndexSchema.runningTotals`).
         let checkpointPages = max(logLimit / Self.pageByteCount / 2, 16)
         try connection.execute(
-            "PRAGMA synchronous = OFF; PRAGMA mmap_size = 0; PRAGMA cache_size = -16384; PRAGMA journal_size_limit = \(logLimit); "
+            "PRAGMA synchronous = OFF; PRAGMA recursive_triggers = ON; PRAGMA mmap_size = 0; PRAGMA cache_size = -16384; PRAGMA journal_size_limit = \(logLimit); "
                 + "PRAGMA wal_autocheckpoint = \(checkpointPages)")
         return connection
     }

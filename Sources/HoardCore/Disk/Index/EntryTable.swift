@@ -179,25 +179,26 @@ struct EntryTable {
     }
     private static let fileRowsSQL = SQL("SELECT \(IndexRow.rowColumns) FROM entries WHERE \(Placement.isFile)")
 
-    /// The least recently used rows (the first in the table's order) whose records, and about what
-    /// their rows take in the index (the key and a few numbers), add up to at least `byteCount`;
-    /// an inline row counts its record's own length.
-    func leastRecentlyUsed(atLeast byteCount: Int) throws -> [IndexRow] {
+    /// The least recently used rows (the first in the table's order), at most `limit`, whose
+    /// records and rows add up to at least `byteCount`: an inline row counts its record's length,
+    /// any other its record's size, and each `rowOverhead` for what its row takes in the index.
+    func leastRecentlyUsed(atLeast byteCount: Int, rowOverhead: Int, limit: Int) throws -> [IndexRow] {
         let select = try connection.statement(Self.leastRecentlyUsedSQL)
         defer { select.reset() }
+        select.bind(1, limit)
         var rows: [IndexRow] = []
         var sum = 0
         while sum < byteCount, try select.step() {
             let row = IndexRow(select)
             rows.append(row)
-            let (next, overflow) = sum.addingReportingOverflow(row.byteCount + select.byteCount(4) / 2 + 64)
+            let (next, overflow) = sum.addingReportingOverflow(row.byteCount + rowOverhead)
             sum = overflow ? .max : next
         }
         return rows
     }
     private static let leastRecentlyUsedSQL = SQL(
         "SELECT hash, CASE WHEN record IS NOT NULL THEN length(record) ELSE size END, used, "
-            + "\(Placement.column), length(CAST(key AS BLOB)) FROM entries ORDER BY rowid")
+            + "\(Placement.column) FROM entries ORDER BY rowid LIMIT ?1")
 
     /// Calls `body` with each live inline entry's key and the first bytes of its payload (up to
     /// 16 KiB, borrowed, unverified), and returns the rows `body` picked.
@@ -258,57 +259,43 @@ struct EntryTable {
     }
     private static let namesSegmentSQL = SQL("SELECT 1 FROM entries WHERE segment = ?1 LIMIT 1")
 
-    /// The bytes of live records in each segment that holds any.
-    func liveBytesBySegment() throws -> [Int: Int] {
-        // total(), unlike sum(), does not fail on damaged sizes that overflow.
-        let sums = try connection.statement(Self.liveBytesBySegmentSQL)
-        defer { sums.reset() }
-        var live: [Int: Int] = [:]
-        while try sums.step() { live[sums.int(0)] = sums.byteCount(1) }
-        return live
-    }
-    private static let liveBytesBySegmentSQL = SQL(
-        "SELECT segment, total(size) FROM entries WHERE segment IS NOT NULL GROUP BY segment")
+    // MARK: - Repairs
 
-    // MARK: - Totals and repairs
-
-    /// The bytes of every entry's record: an inline record's own length, and the size of the
-    /// others held to what a record can be.
-    func recordBytes() throws -> Int {
-        let sum = try connection.statement(Self.recordBytesSQL)
-        defer { sum.reset() }
-        return try sum.step() ? sum.byteCount(0) : 0
-    }
-    private static let recordBytesSQL = SQL(
-        "SELECT total(CASE WHEN record IS NOT NULL THEN length(record) "
-            + "WHEN size BETWEEN 0 AND \(SQLiteStatement.maximumByteCount) THEN size ELSE 0 END) FROM entries")
-
-    /// The bytes of records in files of their own, and of records inside the index.
-    func fileAndInlineBytes() throws -> (file: Int, inline: Int) {
-        let sums = try connection.statement(Self.fileAndInlineBytesSQL)
-        defer { sums.reset() }
-        return try sums.step() ? (sums.byteCount(0), sums.byteCount(1)) : (0, 0)
-    }
-    private static let fileAndInlineBytesSQL = SQL(
-        "SELECT total(CASE WHEN \(Placement.isFile) THEN size ELSE 0 END), total(length(record)) FROM entries")
-
-    /// Mends the numbers no write could have made: an inline row's size becomes its record's
-    /// length; a row with a size or offset beyond any record is deleted (its entry file, if any,
-    /// is indexed again by the next reconciliation). Call in a write transaction.
-    ///
-    /// - Returns: The hashes of the rows deleted.
-    func mendNumbers() throws -> [[UInt8]] {
-        try connection.execute(
-            "UPDATE entries SET size = length(record) WHERE record IS NOT NULL AND size != length(record)")
-        let select = try connection.statement(Self.mendNumbersSQL)
+    /// The rows whose numbers no write could have made, read without the write lock: inline rows
+    /// whose size is not their record's length (`resized`), and rows with a size or offset beyond
+    /// any record (`damaged`).
+    func rowsWithWrongNumbers() throws -> (resized: [[UInt8]], damaged: [[UInt8]]) {
+        let select = try connection.statement(Self.wrongNumbersSQL)
         defer { select.reset() }
-        var removed: [[UInt8]] = []
-        while try select.step() { removed.append(select.blob(0)) }
-        select.reset()
-        if !removed.isEmpty { try connection.execute("DELETE FROM entries WHERE \(Self.damagedNumbers)") }
-        return removed
+        var found: (resized: [[UInt8]], damaged: [[UInt8]]) = ([], [])
+        while try select.step() {
+            if select.int(1) != 0 { found.damaged.append(select.blob(0)) } else { found.resized.append(select.blob(0)) }
+        }
+        return found
     }
-    private static let mendNumbersSQL = SQL("SELECT hash FROM entries WHERE \(damagedNumbers)")
+    private static let wrongNumbersSQL = SQL(
+        "SELECT hash, \(damagedNumbers) FROM entries "
+            + "WHERE (record IS NOT NULL AND size IS NOT length(record)) OR \(damagedNumbers)")
+
+    /// Mends what ``rowsWithWrongNumbers()`` found, checking each row again: a resized inline row
+    /// takes its record's length, a damaged row is deleted. Call in a write transaction.
+    func mend(resized: [[UInt8]], damaged: [[UInt8]]) throws {
+        let resize = try connection.statement(Self.resizeSQL)
+        defer { resize.reset() }
+        for hash in resized {
+            resize.bind(1, hash)
+            try resize.run()
+        }
+        let delete = try connection.statement(Self.deleteDamagedSQL)
+        defer { delete.reset() }
+        for hash in damaged {
+            delete.bind(1, hash)
+            try delete.run()
+        }
+    }
+    private static let resizeSQL = SQL(
+        "UPDATE entries SET size = length(record) WHERE hash = ?1 AND record IS NOT NULL AND size IS NOT length(record)")
+    private static let deleteDamagedSQL = SQL("DELETE FROM entries WHERE hash = ?1 AND \(damagedNumbers)")
 
     /// SQL that picks the rows whose numbers no write could have made.
     private static let damagedNumbers = """
@@ -340,12 +327,4 @@ struct EntryTable {
     }
     private static let infosSQL = SQL(
         "SELECT key, size, created, expires, used FROM entries WHERE expires IS NULL OR expires > ?1")
-
-    /// How many rows there are, expired ones included.
-    func count() throws -> Int {
-        let count = try connection.statement(Self.countSQL)
-        defer { count.reset() }
-        return try count.step() ? count.int(0) : 0
-    }
-    private static let countSQL = SQL("SELECT count(*) FROM entries")
 }

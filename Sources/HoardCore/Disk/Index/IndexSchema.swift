@@ -6,13 +6,85 @@ import HoardSystem
 /// the schema is, apart from the connections that use it.
 enum IndexSchema {
     /// The shared count of the bytes in entry files (see ``UsageTable``), one row, kept by every
-    /// store and removal of one; made with what the table says at the time.
+    /// store and removal of one; made with what the table says at the time (schema 3 and 4).
     static let usageTable = """
         CREATE TABLE IF NOT EXISTS usage (id INTEGER PRIMARY KEY CHECK (id = 1), bytes INTEGER NOT NULL);
-        INSERT OR REPLACE INTO usage (id, bytes) VALUES (1, CAST(
-            (SELECT total(size) FROM entries
-                WHERE record IS NULL AND segment IS NULL AND size BETWEEN 0 AND 281474976710656) AS INTEGER));
+        INSERT OR REPLACE INTO usage (id, bytes) VALUES (1, 0);
         """
+
+    /// Schema 5's running totals: the `usage` row also counts the rows and the bytes of the
+    /// records inside the index, each segment's row the bytes of its live records, and triggers
+    /// on `entries` keep every total in step with the rows in the transaction that changes them,
+    /// whichever process or statement changes them (see ``UsageTable``). A statement that
+    /// replaces a row (`INSERT OR REPLACE`) runs the deletion's trigger only with
+    /// `recursive_triggers` on, which every connection sets. An index on the segment column
+    /// finds a segment's records without reading every row.
+    static let runningTotals = """
+        ALTER TABLE usage ADD COLUMN count INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE usage ADD COLUMN inline INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE segments ADD COLUMN live INTEGER NOT NULL DEFAULT 0;
+        CREATE INDEX IF NOT EXISTS entries_by_segment ON entries (segment) WHERE segment IS NOT NULL;
+        CREATE TRIGGER entries_inserted AFTER INSERT ON entries BEGIN
+            \(totalsChange(adding: "NEW"))
+        END;
+        CREATE TRIGGER entries_deleted AFTER DELETE ON entries BEGIN
+            \(totalsChange(removing: "OLD"))
+        END;
+        CREATE TRIGGER entries_changed AFTER UPDATE OF size, record, segment ON entries BEGIN
+            \(totalsChange(removing: "OLD"))
+            \(totalsChange(adding: "NEW"))
+        END;
+        \(recomputeTotals)
+        """
+
+    /// Sets every running total from the rows: once, when a database takes schema 5.
+    static let recomputeTotals = """
+        UPDATE usage SET
+            count = (SELECT count(*) FROM entries),
+            bytes = (SELECT CAST(total(\(fileBytes("entries"))) AS INTEGER) FROM entries),
+            inline = (SELECT CAST(total(\(inlineBytes("entries"))) AS INTEGER) FROM entries)
+            WHERE id = 1;
+        UPDATE segments SET live = (SELECT CAST(total(\(segmentBytes("entries"))) AS INTEGER)
+            FROM entries WHERE entries.segment = segments.id);
+        """
+
+    /// The statements a trigger runs to add the row `row` (`NEW`) to the totals.
+    private static func totalsChange(adding row: String) -> String {
+        """
+        UPDATE usage SET count = count + 1, bytes = bytes + \(fileBytes(row)), inline = inline + \(inlineBytes(row)) WHERE id = 1;
+        UPDATE segments SET live = live + \(segmentBytes(row)) WHERE id = \(row).segment AND \(row).record IS NULL;
+        """
+    }
+
+    /// The statements a trigger runs to take the row `row` (`OLD`) off the totals.
+    private static func totalsChange(removing row: String) -> String {
+        """
+        UPDATE usage SET count = count - 1, bytes = bytes - \(fileBytes(row)), inline = inline - \(inlineBytes(row)) WHERE id = 1;
+        UPDATE segments SET live = live - \(segmentBytes(row)) WHERE id = \(row).segment AND \(row).record IS NULL;
+        """
+    }
+
+    /// SQL for the bytes of `row`'s entry file (0 for a record elsewhere), its size held to what
+    /// a record can be (a damaged size counts 0 until mended).
+    static func fileBytes(_ row: String) -> String {
+        "CASE WHEN \(row).record IS NULL AND \(row).segment IS NULL THEN \(heldSize(row)) ELSE 0 END"
+    }
+
+    /// SQL for the bytes of `row`'s record inside the index.
+    static func inlineBytes(_ row: String) -> String {
+        "ifnull(length(\(row).record), 0)"
+    }
+
+    /// SQL for the bytes of `row`'s record in a segment (0 for a record elsewhere).
+    static func segmentBytes(_ row: String) -> String {
+        "CASE WHEN \(row).record IS NULL AND \(row).segment IS NOT NULL THEN \(heldSize(row)) ELSE 0 END"
+    }
+
+    /// SQL for `row`'s size when it is one a record can have, else 0.
+    private static func heldSize(_ row: String) -> String {
+        "(CASE WHEN typeof(\(row).size) = 'integer' AND \(row).size BETWEEN 0 AND \(SQLiteStatement.maximumByteCount) "
+            + "THEN \(row).size ELSE 0 END)"
+    }
 
     /// Drops the index on the last-use date that schemas 1 to 3 kept: from schema 4 the rows' order
     /// is their order of use (see ``EntryTable``), and every store writes one page fewer without it
@@ -34,19 +106,20 @@ enum IndexSchema {
         }
     }
 
-    /// Checks that the tables of this schema are there: a database whose version says so but
-    /// whose tables were dropped is damaged.
+    /// Checks that the tables and triggers of this schema are there: a database whose version says
+    /// so but whose tables or triggers were dropped is damaged.
     ///
     /// - Throws: ``SQLiteError`` with `SQLITE_CORRUPT` when one is missing.
     static func checkTables(on connection: SQLiteConnection) throws {
         let count = try connection.statement(Self.checkTablesSQL)
         defer { count.reset() }
-        guard try count.step(), count.int(0) == 3 else {
+        guard try count.step(), count.int(0) == 6 else {
             throw SQLiteError(code: SQLITE_CORRUPT, message: "the index's tables are missing", systemErrno: 0, operation: "check tables")
         }
     }
     private static let checkTablesSQL = SQL(
-        "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN ('entries', 'segments', 'usage')")
+        "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN ('entries', 'segments', 'usage') "
+            + "OR type = 'trigger' AND name IN ('entries_inserted', 'entries_deleted', 'entries_changed')")
 
     /// The segment files (see ``DiskCache/SegmentFiles``): an identifier never used twice
     /// (`AUTOINCREMENT`) and how many bytes of the file are committed records.

@@ -102,6 +102,14 @@ final class SQLiteConnection: @unchecked Sendable {
         }
     }
     private static let beginImmediateSQL = SQL("BEGIN IMMEDIATE")
+
+    /// Runs `body` in a read transaction, so that the statements it runs read one snapshot.
+    func readTransaction<Result>(_ body: () throws -> Result) throws -> Result {
+        try statement(Self.beginSQL).run()
+        defer { _ = sqlite3_exec(handle, "COMMIT", nil, nil, nil) }
+        return try body()
+    }
+    private static let beginSQL = SQL("BEGIN")
     private static let commitSQL = SQL("COMMIT")
 
     /// Runs `body` without waiting for any other connection's lock: what must not wait for a

@@ -41,6 +41,17 @@ struct SegmentTable {
     }
     private static let lengthsSQL = SQL("SELECT id, length FROM segments")
 
+    /// The bytes of live records in each segment that holds any: the running totals the
+    /// triggers on `entries` keep (see ``IndexSchema/runningTotals``).
+    func liveBytes() throws -> [Int: Int] {
+        let sums = try connection.statement(Self.liveBytesSQL)
+        defer { sums.reset() }
+        var live: [Int: Int] = [:]
+        while try sums.step() { live[sums.int(0)] = sums.byteCount(1) }
+        return live
+    }
+    private static let liveBytesSQL = SQL("SELECT id, live FROM segments WHERE live > 0")
+
     /// Deletes segment `id`'s row.
     func delete(_ id: Int) throws {
         let delete = try connection.statement(Self.deleteSQL)

@@ -122,7 +122,6 @@ extension Maintenance {
             }
         }
         try files.removeAbandonedTemporaryFiles(now: now)
-        try recountUsage()
     }
 
     /// Replaces the index with an empty one and removes every segment file; for ``DiskCache/removeAll()``

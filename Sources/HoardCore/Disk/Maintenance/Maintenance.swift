@@ -25,8 +25,8 @@ final class Maintenance: Sendable {
     let files: FileStore
     let reconciler: Reconciler
     let configuration: DiskCache.Configuration
-    /// What this process knows of the index's size and of the last trim.
-    let state = Lock(TrimState())
+    /// When this process last looked the folder over.
+    let state: Lock<TrimState>
     /// Held while an automatic trim runs, so that they run one at a time (see ``noteWrite(usage:)``).
     /// It guards no state; it is taken before ``state``, never while holding it.
     private let trimLock = Lock(())
@@ -37,15 +37,12 @@ final class Maintenance: Sendable {
         self.files = files
         self.reconciler = reconciler
         self.configuration = configuration
+        state = Lock(TrimState(lastScanDate: configuration.now()))
     }
 
-    /// How many writes go by between two measures of the index files' size, which grow with the
-    /// records kept inside the index (a measure is two `stat` calls, and for a small index now and
-    /// then a read through its rows: see ``TrimState/isInlineSumDue(databaseByteCount:)``).
-    static let indexMeasureInterval = 32
-
-    /// How many rounds of removal a trim runs at most to come under its low-water mark.
-    static let trimRounds = 4
+    /// Rows a trim reads and removes per round at most: a round is a read of that many rows in
+    /// order of use and their deletion in batches of ``deletionBatchRowCount``.
+    static let trimRoundRowCount = 4_096
 
     /// Pages given back per step of ``reclaimFreePages()``: 256 pages of 4 KiB, 1 MiB.
     static let compactionStepPageCount = 256
@@ -82,12 +79,14 @@ final class Maintenance: Sendable {
         return reclaimed
     }
 
-    /// Brings the index in step with the folder (``Reconciler/reconcile()``), then trims (see
-    /// ``performTrim(now:)``); what ``DiskCache/trim()`` does.
+    /// Brings the index in step with the folder (``Reconciler/reconcile()``), checks its numbers and
+    /// running totals (``recount()``), then trims (see ``performTrim(now:)``); what
+    /// ``DiskCache/trim()`` does.
     ///
     /// - Throws: ``DiskCacheError`` when the folder cannot be listed or the index written.
     func trim() throws {
         try reconciler.reconcile()
+        try recount()
         try performTrim(now: configuration.now())
     }
 
@@ -100,18 +99,13 @@ final class Maintenance: Sendable {
         let landed = configuration.now()
         let limit = configuration.sizeLimit
         let rescanInterval = configuration.rescanInterval
-        let shouldMeasure = state.withLock { state in
-            state.writesSinceIndexMeasure = state.writesSinceIndexMeasure &+ 1
-            return state.writesSinceIndexMeasure >= Self.indexMeasureInterval
-        }
-        if shouldMeasure { measureIndexFiles() }
         let isDue = state.withLock {
             $0.isTrimDue(usage: usage, afterWriteAt: landed, now: landed, limit: limit, rescanInterval: rescanInterval)
         }
         guard isDue else { return }
         trimLock.withLock { _ in
             let now = configuration.now()
-            let current = (try? index.withDatabase(writing: false) { try UsageTable(connection: $0).current() }) ?? usage
+            let current = (try? currentUsage()) ?? usage
             let isStillDue = state.withLock {
                 $0.isTrimDue(usage: current, afterWriteAt: landed, now: now, limit: limit, rescanInterval: rescanInterval)
             }
@@ -125,92 +119,48 @@ final class Maintenance: Sendable {
         }
     }
 
-    /// What counts against the limit now, by the shared count and the index's size: what
-    /// statistics show. 0 when the index cannot be read.
-    ///
-    /// - Complexity: O(1): one indexed read and two `stat` calls, and for a small index now and
-    ///   then a read through its rows.
-    func estimatedByteCount() -> Int {
-        measureIndexFiles()
-        guard let usage = try? index.withDatabase(writing: false, { try UsageTable(connection: $0).current() }) else { return 0 }
-        return state.withLock { $0.counted(usage) }
+    /// The index's running totals now (see ``DiskUsage``).
+    func currentUsage() throws -> DiskUsage {
+        try index.withDatabase(writing: false) { try UsageTable(connection: $0).current() }
     }
 
-    /// Measures the index files and records what counts against the limit: the database beyond
-    /// ``TrimState/indexAllowance`` (the log and the `-shm` file are part of the slack).
+    /// What counts against the limit now, by the index's running totals: what statistics show.
+    /// 0 when the index cannot be read.
     ///
-    /// - Returns: The bytes of all the index files (database, log, `-shm`).
-    @discardableResult
-    func measureIndexFiles() -> Int {
-        var database = 0
+    /// - Complexity: O(1): one indexed read.
+    func estimatedByteCount() -> Int {
+        (try? currentUsage())?.counted ?? 0
+    }
+
+    /// The bytes of the index files on disk: the database, its log and its `-shm` file.
+    func indexFileByteCount() -> Int {
         var all = 0
         for suffix in [""] + DiskIndex.companionSuffixes {
             if case .success(let status) = FileSystem.linkStatus(index.path + suffix), status.kind == .regular {
-                if suffix.isEmpty { database = status.byteCount }
                 all += status.byteCount
             }
-        }
-        // A small index is read through, less often the larger it is (see `isInlineSumDue`):
-        // what it holds counts.
-        let inline: Int?
-        if database > TrimState.smallIndexByteCount {
-            inline = 0
-        } else if state.withLock({ $0.isInlineSumDue(databaseByteCount: database) }) {
-            inline = (try? index.withDatabase(writing: false) { try EntryTable(connection: $0).fileAndInlineBytes().inline }) ?? 0
-        } else {
-            inline = nil  // the last sum, with this process's changes since
-        }
-        state.withLock {
-            $0.indexByteCount = database
-            if let inline {
-                $0.inlineByteCount = inline
-                $0.measuresSinceInlineSum = 0
-            } else {
-                $0.measuresSinceInlineSum &+= 1
-            }
-            $0.writesSinceIndexMeasure = 0
         }
         return all
     }
 
-    /// Adds this process's own change to the bytes inside a small index (see
-    /// ``TrimState/inlineByteCount``), which other processes' changes join at the next measure.
-    func noteInlineChange(adding added: Int, replacing old: IndexRow?) {
-        let removed = old?.placement == .inline ? old?.byteCount ?? 0 : 0
-        guard added != removed else { return }
-        state.withLock { state in
-            guard state.indexByteCount <= TrimState.smallIndexByteCount else { return }
-            state.inlineByteCount = max(0, state.inlineByteCount + added - removed)
-        }
-    }
-
-    /// Counts the bytes on disk again and stores the count of segment and entry files in the
-    /// shared usage row, after mending numbers in the index no write could have made: an inline
-    /// row's size is its record's length; a row giving a size or offset beyond any record is
-    /// damaged and is removed (its entry file, if any, is indexed again by the next
-    /// ``Reconciler/reconcile()``). Segment files are measured (`lstat`), not taken from their rows.
+    /// Checks the index against what no write could have made, reading every row without the
+    /// write lock and writing only what it mends: an inline row's size becomes its record's
+    /// length; a row giving a size or offset beyond any record is damaged and is removed (its entry
+    /// file, if any, is indexed again by the next ``Reconciler/reconcile()``); running totals that
+    /// drifted from the rows (a database written without its triggers) are corrected and logged.
     ///
-    /// - Returns: What counts against the limit: segment files, entry files, and the index
-    ///   database beyond ``TrimState/indexAllowance``.
-    /// - Throws: ``DiskCacheError`` when the index cannot be written.
+    /// - Returns: What counts against the limit, and all the bytes on disk (the index's files
+    ///   included).
+    /// - Throws: ``DiskCacheError`` when the index cannot be read or written.
     @discardableResult
-    func recountUsage() throws -> Int {
-        try recount().counted
-    }
-
-    /// Counts again (see ``recountUsage()``); returns what counts against the limit, and all the
-    /// bytes on disk (the index's log and allowance included).
     func recount() throws -> (counted: Int, onDisk: Int) {
-        let (usage, removed) = try index.withDatabaseForCleanup { connection in
-            try connection.writeTransaction { () -> (DiskUsage, [[UInt8]]) in
-                let entries = EntryTable(connection: connection)
-                let removed = try entries.mendNumbers()
-                let table = UsageTable(connection: connection)
-                try table.setFileBytes(try entries.fileAndInlineBytes().file)
-                return (try table.current(), removed)
+        let (resized, damaged) = try index.withDatabase(writing: false) { try EntryTable(connection: $0).rowsWithWrongNumbers() }
+        if !resized.isEmpty || !damaged.isEmpty {
+            try index.withDatabaseForCleanup { connection in
+                try connection.writeTransaction { try EntryTable(connection: connection).mend(resized: resized, damaged: damaged) }
             }
         }
-        for hash in removed {
+        for hash in damaged {
             configuration.logger.warning(
                 "Removed damaged disk cache entry",
                 metadata: [
@@ -218,59 +168,58 @@ final class Maintenance: Sendable {
                     "reason": "the index gives a size or offset no record can have",
                 ])
         }
-        let indexFiles = measureIndexFiles()
-        return (state.withLock { $0.counted(usage) }, usage.bytes + indexFiles)
+        let drift = try index.withDatabase(writing: false) { try UsageTable(connection: $0).drift() }
+        if !drift.isZero {
+            try index.withDatabaseForCleanup { connection in
+                try connection.writeTransaction { try UsageTable(connection: connection).correct(by: drift) }
+            }
+            configuration.logger.warning(
+                "Corrected the disk cache index's running totals", metadata: ["path": .string(index.path), "drift": "\(drift)"])
+        }
+        let usage = try currentUsage()
+        return (usage.counted, usage.fileBytes + usage.segmentFileBytes + indexFileByteCount())
     }
 
-    /// The bytes of every entry's record, by the index (see ``EntryTable/recordBytes()``).
+    /// The bytes of every entry's record, by the index's running totals.
     func indexedByteCount() throws -> Int {
-        try index.withDatabase(writing: false) { try EntryTable(connection: $0).recordBytes() }
+        try currentUsage().recordBytes
     }
 
     // MARK: - Private
 
-    /// Trims the folder to the limit, `now` being when the count starts (it becomes `lastScanDate`):
+    /// Trims the folder to the limit, `now` being when it starts (it becomes `lastScanDate`):
     ///
-    /// 1. counts the bytes on disk again (``recountUsage()``, which also mends numbers in the
-    ///    index that cannot be right);
-    /// 2. when over the limit, first gives back the space dead records take in segments and free
-    ///    pages take in the index; then, still over, removes least recently used entries down to
-    ///    the low-water mark, and gives their space back, copying live records out of segments
-    ///    however little of them is dead if that is what it takes;
+    /// 1. when over the limit, gives back the space dead records take in segments and free pages
+    ///    take in the index; still over, removes least recently used entries, a round at a time,
+    ///    until what they leave (``DiskUsage/live``) is at the low-water mark, then gives their
+    ///    space back, copying live records out of segments however little of them is dead;
+    /// 2. under the limit, compacts segments that are half dead;
     /// 3. removes temporary files abandoned by writers that died.
     private func performTrim(now: Date) throws {
         let limit = configuration.sizeLimit
-        let target = configuration.lowWaterMark
-        var footprint = try recountUsage()
-        let before = footprint
+        var usage = try currentUsage()
+        let before = usage.counted
         var removedCount = 0
-        if footprint > limit {
+        if usage.counted > limit {
             try reclaimSpace(sealingNewest: true, anyDeadBytes: false)
-            footprint = try recountUsage()
+            usage = try currentUsage()
         }
-        if footprint > limit {
-            // Dead records first, wherever they are: what is still over the mark after that is
-            // live, and removing that much of the least recently used gets under it.
-            try reclaimSpace(sealingNewest: true, anyDeadBytes: true)
-            footprint = try recountUsage()
-            var round = 0
-            while footprint > target, round < Self.trimRounds {
-                round += 1
-                let removed = try removeLeastRecentlyUsed(beyond: footprint - target)
-                removedCount += removed.count
-                try reclaimSpace(sealingNewest: true, anyDeadBytes: true)
-                footprint = try recountUsage()
-                if removed.isEmpty { break }
+        if usage.counted > limit {
+            if usage.live > limit {
+                removedCount = try removeLeastRecentlyUsed(downTo: configuration.lowWaterMark)
             }
+            try reclaimSpace(sealingNewest: true, anyDeadBytes: true)
+            usage = try currentUsage()
             configuration.logger.debug(
                 "Trimmed disk cache",
                 metadata: [
                     "path": .string(files.folder.rootPath), "removed": "\(removedCount)",
-                    "bytesBefore": "\(before)", "bytesAfter": "\(footprint)",
+                    "bytesBefore": "\(before)", "bytesAfter": "\(usage.counted)",
                 ])
         } else {
             // Also within the limit: replaced records leave space behind in segments.
             try segments.compact()
+            if usage.freeIndexPageCount >= Self.compactionStepPageCount { try reclaimFreePages() }
         }
         try files.removeAbandonedTemporaryFiles(now: now)
         index.reserve.make()  // when a clean-up on a full disk took it and there is room again
@@ -291,10 +240,31 @@ final class Maintenance: Sendable {
         try reclaimFreePages()
     }
 
-    /// Removes least recently used entries (each with its file, in batches) whose records and
-    /// rows add up to at least `byteCount`; returns the rows removed.
-    private func removeLeastRecentlyUsed(beyond byteCount: Int) throws -> [IndexRow] {
-        let candidates = try index.withDatabase(writing: false) { try EntryTable(connection: $0).leastRecentlyUsed(atLeast: byteCount) }
-        return try deleteRows(candidates, onlyIfUnused: true)
+    /// Removes least recently used entries (each with its file), a round of at most
+    /// ``trimRoundRowCount`` rows at a time, until what they leave (``DiskUsage/live``) is at
+    /// `mark`; returns how many were removed.
+    ///
+    /// Each round estimates what a row frees from the running totals (its record, and the index's
+    /// bytes per row beside the records) and removes about three quarters of the excess while it
+    /// is large, all of it once it is small, then reads the totals again: the index's pages, which
+    /// a removal does not always free one for one, are counted as they are, not as estimated.
+    private func removeLeastRecentlyUsed(downTo mark: Int) throws -> Int {
+        var usage = try currentUsage()
+        var removedCount = 0
+        while usage.live > mark {
+            let excess = usage.live - mark
+            let goal = excess <= max(configuration.sizeLimit / 32, 64 * 1024) ? excess : excess / 4 * 3
+            let indexBytes = max(0, usage.indexPageCount - usage.freeIndexPageCount) * DiskIndex.pageByteCount
+            let rowOverhead = usage.entryCount > 0 ? max(0, indexBytes - usage.inlineBytes) / usage.entryCount : 0
+            let candidates = try index.withDatabase(writing: false) {
+                try EntryTable(connection: $0).leastRecentlyUsed(
+                    atLeast: goal, rowOverhead: rowOverhead, limit: Self.trimRoundRowCount)
+            }
+            guard !candidates.isEmpty else { break }
+            let removed = try deleteRows(candidates, onlyIfUnused: true)
+            removedCount += removed.count
+            usage = try currentUsage()
+        }
+        return removedCount
     }
 }

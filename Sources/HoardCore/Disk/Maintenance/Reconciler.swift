@@ -126,7 +126,6 @@ final class Reconciler: Sendable {
                         }
                         try EntryTable(connection: connection).upsert(
                             hash: hash, header: file.header, used: file.status.modificationDate, record: nil)
-                        try UsageTable(connection: connection).addFileBytes(file.header.fileByteCount)
                         adopted += 1
                     }
                 }

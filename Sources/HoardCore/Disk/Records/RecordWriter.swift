@@ -19,8 +19,6 @@ struct RecordWriter: Sendable {
     let index: DiskIndex
     let segments: SegmentStore
     let files: FileStore
-    /// Told of the bytes this process adds to a small index (see ``Maintenance/noteInlineChange(adding:replacing:)``).
-    let maintenance: Maintenance
     /// Which records go to files of their own: longer than this.
     let inlineEntryLimit: Int
 
@@ -58,16 +56,23 @@ struct RecordWriter: Sendable {
                 return try record.withUnsafeBytes { bytes in
                     guard bytes.count >= SegmentStore.recordThreshold else {
                         try entries.upsert(hash: hash, header: header, used: now, record: bytes)
-                        return (before, old)  // the index's own size is not in the count
+                        // The totals with this record and without the one it replaced (the
+                        // index's pages may be a page more: the next write reads them).
+                        var after = before
+                        after.inlineBytes += bytes.count - (old?.placement == .inline ? old?.byteCount ?? 0 : 0)
+                        after.entryCount += old == nil ? 1 : 0
+                        return (after, old)
                     }
                     let location = try segments.append(bytes, on: connection)
                     try entries.upsert(hash: hash, header: header, used: now, record: nil, segment: location)
                     // The append lengthened one segment by the record, in this transaction.
-                    return (DiskUsage(bytes: before.bytes + bytes.count), old)
+                    var after = before
+                    after.segmentFileBytes += bytes.count
+                    after.liveSegmentBytes += bytes.count
+                    return (after, old)
                 }
             }
         }
-        maintenance.noteInlineChange(adding: record.count < SegmentStore.recordThreshold ? record.count : 0, replacing: old)
         guard let replaced = old, replaced.placement == .file else { return usage }
         return try index.withDatabase(writing: true) { connection in
             try connection.writeTransaction {
@@ -75,7 +80,6 @@ struct RecordWriter: Sendable {
                 guard try EntryTable(connection: connection).row(hash)?.placement != .file,
                     try files.remove(SHA256.hex(hash)) != nil
                 else { return usage }
-                try UsageTable(connection: connection).addFileBytes(-replaced.byteCount)
                 return try UsageTable(connection: connection).current()
             }
         }

@@ -42,7 +42,7 @@ struct SegmentCompaction {
     ///     not only those half dead: what a trim does when nothing else brings it under its mark.
     func run(sealingNewest: Bool, anyDeadBytes: Bool) throws -> Int {
         let (lengths, live) = try store.index.withDatabase(writing: false) { connection in
-            (try SegmentTable(connection: connection).lengths(), try EntryTable(connection: connection).liveBytesBySegment())
+            (try SegmentTable(connection: connection).lengths(), try SegmentTable(connection: connection).liveBytes())
         }
         var newest = lengths.keys.max()
         if sealingNewest, let id = newest, let length = lengths[id], length >= 64 * 1024,

@@ -173,7 +173,7 @@ final class SegmentStore: Sendable {
     /// - Throws: ``DiskCacheError`` when the index cannot be read.
     func deadByteCount() throws -> Int {
         try index.withDatabase(writing: false) { connection in
-            let live = try EntryTable(connection: connection).liveBytesBySegment()
+            let live = try SegmentTable(connection: connection).liveBytes()
             return try SegmentTable(connection: connection).lengths().reduce(0) { sum, segment in
                 sum + max(0, segment.value - (live[segment.key] ?? 0))
             }

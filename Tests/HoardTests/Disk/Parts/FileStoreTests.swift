@@ -38,7 +38,7 @@ struct FileStoreTests {
         #expect(try parts.placement(key) == .file)
         #expect(try parts.read(key) == payload)
         let usage = try parts.index.withDatabase(writing: false) { try UsageTable(connection: $0).current() }
-        #expect(usage.bytes == header.fileByteCount)
+        #expect(usage.fileBytes == header.fileByteCount)
     }
 
     @Test func anAbandonedTemporaryFileIsRemovedAndALiveOneKept() throws {
@@ -69,7 +69,7 @@ struct FileStoreTests {
         #expect(parts.files.status(of: SHA256.hex(hash)) == nil)
         #expect(try parts.placement(key) == nil)
         let usage = try parts.index.withDatabase(writing: false) { try UsageTable(connection: $0).current() }
-        #expect(usage.bytes == 0)
+        #expect(usage.fileBytes == 0)
     }
 
     @Test func aDamagedFileIsAMissAndIsRemoved() throws {

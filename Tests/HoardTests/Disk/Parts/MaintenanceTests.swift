@@ -20,7 +20,7 @@ struct MaintenanceTests {
             try parts.store(key, DiskParts.payload(key, byteCount: sizes[index % 3] * (index % 2 + 1) / 2 + 1_000))
             parts.clock.advance(by: 1)
         }
-        #expect(try parts.maintenance.recountUsage() > limit)
+        #expect(try parts.maintenance.recount().counted > limit)
         try parts.maintenance.trim()
         let (counted, onDisk) = try parts.maintenance.recount()
         #expect(counted <= parts.configuration.lowWaterMark)
@@ -46,7 +46,7 @@ struct MaintenanceTests {
             update.bind(1, hash)
             while try update.step() {}
         }
-        #expect(try parts.maintenance.recountUsage() < 4 << 20)
+        #expect(try parts.maintenance.recount().counted < 4 << 20)
         try parts.maintenance.trim()
         #expect(try parts.placement("k3") == nil)
         for index in 0..<20 where index != 3 {
@@ -72,19 +72,7 @@ struct MaintenanceTests {
         #expect(try parts.segments.deadByteCount() < parts.segments.byteLimit)
     }
 
-    @Test func aSmallIndexIsReadThroughLessOftenAsItGrows() {
-        var state = TrimState()
-        #expect(state.isInlineSumDue(databaseByteCount: 200_000), "never summed: due at any size")
-        state.measuresSinceInlineSum = 0
-        #expect(state.isInlineSumDue(databaseByteCount: 20_000), "under 32 KiB: at every measure")
-        #expect(!state.isInlineSumDue(databaseByteCount: 256 * 1024))
-        state.measuresSinceInlineSum = 7
-        #expect(!state.isInlineSumDue(databaseByteCount: 256 * 1024))
-        state.measuresSinceInlineSum = 8
-        #expect(state.isInlineSumDue(databaseByteCount: 256 * 1024), "256 KiB: one measure in nine")
-    }
-
-    @Test func recordsAnotherProcessStoresInsideTheIndexCountAtTheNextSum() throws {
+    @Test func recordsAnotherProcessStoresInsideTheIndexCountAtOnce() throws {
         let parts = try DiskParts()
         defer { parts.remove() }
         #expect(parts.maintenance.estimatedByteCount() < 20_000)
@@ -97,9 +85,8 @@ struct MaintenanceTests {
                 hash: try EntryFiles.keyHash(key), now: parts.clock.now)
         }
         #expect(try parts.placement("other0") == .inline)
-        // An index under 96 KiB is summed again within three measures.
-        var counted = 0
-        for _ in 0..<3 { counted = parts.maintenance.estimatedByteCount() }
+        // The index's pages are shared: counted at the next read.
+        let counted = parts.maintenance.estimatedByteCount()
         #expect(counted >= 20_000, "\(counted)")
     }
 }

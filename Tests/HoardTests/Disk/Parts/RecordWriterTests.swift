@@ -33,7 +33,7 @@ struct RecordWriterTests {
             let segmentBytes = try parts.index.withDatabase(writing: false) {
                 try SegmentTable(connection: $0).lengths().values.reduce(0, +)
             }
-            #expect(usage.bytes == segmentBytes + (fileExpected ? 48 + 3 + byteCount : 0))
+            #expect(usage.fileBytes + usage.segmentFileBytes == segmentBytes + (fileExpected ? 48 + 3 + byteCount : 0))
             #expect(deadBytes <= segmentBytes)
         }
     }

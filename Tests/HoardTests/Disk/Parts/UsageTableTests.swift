@@ -28,6 +28,10 @@ struct UsageTableTests {
         }
         // Entry files and segment files alike: 500,000 bytes of payload in a file, 46,000 in segments.
         let usage = try parts.index.withDatabase(writing: false) { try UsageTable(connection: $0).current() }
-        #expect(usage.bytes > 546_000 && usage.bytes < 547_000)
+        #expect(usage.fileBytes > 500_000 && usage.fileBytes < 501_000)
+        #expect(usage.liveSegmentBytes > 46_000 && usage.liveSegmentBytes < 47_000)
+        #expect(usage.segmentFileBytes == usage.liveSegmentBytes)
+        #expect(usage.inlineBytes > 100 && usage.inlineBytes < 200)
+        #expect(usage.entryCount == 4)
     }
 }

@@ -110,6 +110,13 @@ struct DiskCacheFullDiskTests {
             #expect(try cache.data(forKey: last) == nil)
             let first = try #require(inline.first)
             #expect(try cache.data(forKey: first) == StressValue.make(key: first, version: 1, byteCount: 300))
+            // The disk is still full: a store fails, typed, and works once a removal made room.
+            do {
+                try cache.store(StressValue.make(key: "after", version: 1, byteCount: 20_000), forKey: "after")
+            } catch let error as DiskCacheError {
+                #expect(error.errno == ENOSPC, "\(error)")
+            }
+            try cache.remove(forKey: "fill-1-0")
         }
         let value = StressValue.make(key: "after", version: 1, byteCount: 20_000)
         try cache.store(value, forKey: "after")

@@ -24,4 +24,15 @@ enum FolderFootprint {
         }
         return total
     }
+
+    /// The largest regular files directly in a folder, with their lengths: what a failed bound prints.
+    static func largestFiles(under path: String, count: Int = 6) -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+        let sized = names.compactMap { name -> (String, Int)? in
+            var status = stat()
+            guard lstat(path + "/" + name, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
+            return (name, Int(status.st_size))
+        }
+        return sized.sorted { $0.1 > $1.1 }.prefix(count).map { "\($0.0) \($0.1)" }
+    }
 }
