@@ -28,7 +28,10 @@ struct CacheCommandTests {
         #expect((Int(fields.first ?? "") ?? 0) >= bytes.count)
 
         let stats = try await HoardTool.run(["cache", "stats"] + cache)
-        #expect(stats.standardOutput.contains("entries:   2"), "\(stats.standardOutput)")
+        #expect(stats.standardOutput.contains("entries:   2 (--by-kind"), "\(stats.standardOutput)")
+        let byKind = try await HoardTool.run(["cache", "stats", "--by-kind"] + cache)
+        #expect(byKind.standardOutput.contains("entries:   2\n"), "\(byKind.standardOutput)")
+        #expect(byKind.standardOutput.contains("  other values:      2, "), "\(byKind.standardOutput)")
 
         #expect(try await HoardTool.run(["cache", "remove", "my key"] + cache).status == 0)
         let missing = try await HoardTool.run(["cache", "get", "my key"] + cache)

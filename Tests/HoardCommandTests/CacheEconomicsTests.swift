@@ -45,7 +45,7 @@ struct CacheEconomicsTests {
         #expect(summary["fromCache"] as? Int == photos.count)
         #expect(summary["bytesDownloaded"] as? Int == 0)
         // The originals' own cache stays within its share (2 MiB plus the index's allowance).
-        let stats = try await HoardTool.run(["cache", "stats", "--cache", scratch.path("cache"), "--cache-limit", "4"])
+        let stats = try await HoardTool.run(["cache", "stats", "--by-kind", "--cache", scratch.path("cache"), "--cache-limit", "4"])
         #expect(stats.standardOutput.contains("thumbnails:        \(photos.count), "), "\(stats.standardOutput)")
         #expect(stats.standardOutput.contains("originals:         "), "\(stats.standardOutput)")
         #expect(stats.standardOutput.contains("of 2.1 MB (--originals-limit 2 MiB; kept 7 days)"), "\(stats.standardOutput)")
@@ -127,7 +127,7 @@ struct CacheEconomicsTests {
         #expect(try await HoardTool.run(["cache", "put", "mine", blob] + cache).status == 0)
         let made = try await HoardTool.run(["thumbnails", png, "--size", "8", "--output", scratch.path("out")] + cache)
         #expect(made.status == 0)
-        let stats = try await HoardTool.run(["cache", "stats"] + cache).standardOutput
+        let stats = try await HoardTool.run(["cache", "stats", "--by-kind"] + cache).standardOutput
         #expect(stats.contains("entries:   2\n"), "\(stats)")
         #expect(stats.contains("  thumbnails:        1, "), "\(stats)")
         #expect(stats.contains("  other values:      1, 150.0 kB\n"), "\(stats)")
