@@ -21,7 +21,8 @@
 //       a value that does not verify since the last tick), and "error ..." for the first errors.
 //       Exits 0 unless it is killed. The tests damage the folder under it.
 //   HoardDiskStress overwrite-loop DIR SIZE_LIMIT SECONDS VALUE_BYTES KEYS [MIN_WRITES]
-//       Overwrites KEYS keys with VALUE_BYTES-byte values (removing one every eight writes) under
+//       Overwrites KEYS keys with VALUE_BYTES-byte values (removing one every eight writes, reading
+//       one key per write) under
 //       SIZE_LIMIT for SECONDS, and on until it has made MIN_WRITES writes (at most 300 s: a loaded
 //       machine writes slowly); prints "writes N".
 //   HoardDiskStress torture DIR SIZE_LIMIT WORKER FIRST_VERSION LOG
@@ -253,6 +254,7 @@ func overwriteLoop(_ arguments: [String]) throws {
         let key = "key-\(writes % keyCount)"
         try cache.store(StressValue.make(key: key, version: UInt64(writes), byteCount: valueByteCount), forKey: key)
         if writes % 8 == 0 { try cache.remove(forKey: "key-\((writes / 8) % keyCount)") }
+        _ = try cache.data(forKey: "key-\(writes * 7 % keyCount)")  // readers hold the log as real ones do
         writes += 1
     }
     print("writes \(writes)")

@@ -122,15 +122,17 @@ extension DiskCache {
             }
         }
 
-        /// How far past ``sizeLimit`` the folder may grow: the index's write-ahead log, which
-        /// SQLite cuts back only after a checkpoint (twice its limit of a sixteenth of the size
-        /// limit, from 64 KiB to 4 MiB), the index's first 64 KiB (its schema and the first
+        /// How far past ``sizeLimit`` the folder may grow: the index's write-ahead log (which every
+        /// writer cuts back once it passes its limit of a sixteenth of the size limit, from 64 KiB
+        /// to 4 MiB, so twice that: the limit and the transactions that pass it), the log's own
+        /// index (`index.sqlite-shm`, 32 KiB), the index's first 64 KiB (its schema and the first
         /// pages of its tables), and the room kept for a clean-up on a full disk (half the log's
         /// limit and 64 KiB, the file `space-reserve`). Records being written at that moment come
         /// on top.
         public var slackByteCount: Int {
             let logLimit = DiskIndex.logByteLimit(forSizeLimit: sizeLimit)
-            return 2 * logLimit + DiskUsage.indexAllowance + SpaceReserve.byteCount(forLogByteLimit: logLimit)
+            return 2 * logLimit + DiskIndex.sharedMemoryByteCount + DiskUsage.indexAllowance
+                + SpaceReserve.byteCount(forLogByteLimit: logLimit)
         }
 
         /// The byte count a trim removes down to.

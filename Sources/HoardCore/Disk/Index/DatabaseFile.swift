@@ -17,7 +17,15 @@ struct DatabaseFile {
 
     /// Copies the log's commits into the database file; `truncating` also cuts the log to
     /// nothing, which gives its space back (waiting for readers at most the busy timeout).
-    func checkpoint(truncating: Bool) throws {
-        try connection.execute(truncating ? "PRAGMA wal_checkpoint(TRUNCATE)" : "PRAGMA wal_checkpoint(PASSIVE)")
+    ///
+    /// - Returns: Whether it did all that: `false` when readers or another checkpoint (which
+    ///   SQLite does not wait for) kept it from it.
+    @discardableResult
+    func checkpoint(truncating: Bool) throws -> Bool {
+        let checkpoint = try connection.statement(truncating ? Self.truncateSQL : Self.passiveSQL)
+        defer { checkpoint.reset() }
+        return try checkpoint.step() && checkpoint.int(0) == 0
     }
+    private static let truncateSQL = SQL("PRAGMA wal_checkpoint(TRUNCATE)")
+    private static let passiveSQL = SQL("PRAGMA wal_checkpoint(PASSIVE)")
 }

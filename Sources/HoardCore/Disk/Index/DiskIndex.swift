@@ -72,8 +72,21 @@ final class DiskIndex: Sendable {
     /// How long ``readHold`` stays open after it begins. Long enough to span thousands of
     /// lookups, short enough that the commits it keeps from a checkpoint stay few.
     static let readHoldDuration: Duration = .milliseconds(20)
+    /// The size of the log's index, `index.sqlite-shm`: SQLite's 32 KiB, enough for a log of
+    /// 4,062 pages (16 MiB), four times the largest log limit.
+    static let sharedMemoryByteCount = 32 * 1024
+
     /// The size the write-ahead log is cut back to when it starts over (`journal_size_limit`).
     static let logByteLimit = 4 * 1024 * 1024
+
+    /// Rows a maintenance transaction (a batch of removals or of moved records) changes at most:
+    /// at about two pages a row, an eighth of the log's limit, from 4 to 256 rows, so that no one
+    /// transaction takes the log far past its limit (see ``cutBackLog(on:)``).
+    var maintenanceBatchRowCount: Int { min(max(logLimit / Self.pageByteCount / 16, 4), 256) }
+
+    /// Free pages one step of a vacuum gives back at most: moving a page writes it, its parent
+    /// and the pointer map, so a sixteenth of the log's limit, from 2 to 256 pages.
+    var vacuumStepPageCount: Int { min(max(logLimit / Self.pageByteCount / 16, 2), 256) }
 
     /// The write-ahead log's size for a cache of `sizeLimit` bytes: a sixteenth of it, from 64 KiB
     /// to ``logByteLimit``. Part of ``DiskCache/Configuration/slackByteCount``.
@@ -206,12 +219,32 @@ final class DiskIndex: Sendable {
     func withConnection<Result>(writing: Bool, _ body: (SQLiteConnection) throws -> Result) throws -> Result {
         let connection = try checkOut()
         defer { checkIn(connection) }
-        if writing {
-            readHold.endForWrite()
-        } else {
+        guard writing else {
             holdReadLock(generation: connection.generation)
+            return try body(connection)
         }
-        return try body(connection)
+        readHold.endForWrite()
+        cutBackLog(on: connection)  // when the last writer could not
+        let result = try body(connection)
+        cutBackLog(on: connection)
+        return result
+    }
+
+    /// Before and after a write: when the log has grown past its limit (readers in this or another
+    /// process kept every checkpoint from starting it over), copies it into the database and cuts
+    /// it to nothing, trying again while another process's checkpoint is under way (SQLite does not
+    /// wait for one) for at most the busy timeout. Every writer in every process does so, which
+    /// keeps the log within its limit and a transaction or two, inside the share of
+    /// ``DiskCache/Configuration/slackByteCount`` it has. One that cannot (readers stayed, or the
+    /// disk is full) leaves it to the next write.
+    private func cutBackLog(on connection: SQLiteConnection) {
+        let deadline = MonotonicInstant.now.advanced(by: .milliseconds(Int(busyTimeoutMilliseconds)))
+        while case .success(let log) = FileSystem.linkStatus(path + "-wal"), log.byteCount > logLimit {
+            guard (try? DatabaseFile(connection: connection).checkpoint(truncating: true)) == false,
+                MonotonicInstant.now < deadline
+            else { return }
+            usleep(1_000)
+        }
     }
 
     /// Counts a read for ``readHold``, which opens unless it is open.

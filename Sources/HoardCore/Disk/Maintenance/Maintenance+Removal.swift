@@ -30,15 +30,14 @@ extension Maintenance {
         }
     }
 
-    /// Rows deleted per transaction: a writer in another thread or process waits at most one batch.
-    static let deletionBatchRowCount = 256
-
     /// Deletes `rows` (with `onlyIfUnused`, only those not used or replaced since they were read)
-    /// with their files, in transactions of ``deletionBatchRowCount`` rows; returns the rows deleted.
+    /// with their files, in transactions of ``DiskIndex/maintenanceBatchRowCount`` rows; returns
+    /// the rows deleted.
     func deleteRows(_ rows: [IndexRow], onlyIfUnused: Bool) throws -> [IndexRow] {
         var deleted: [IndexRow] = []
-        for start in stride(from: 0, to: rows.count, by: Self.deletionBatchRowCount) {
-            let batch = rows[start..<min(start + Self.deletionBatchRowCount, rows.count)]
+        let batchRowCount = index.maintenanceBatchRowCount
+        for start in stride(from: 0, to: rows.count, by: batchRowCount) {
+            let batch = rows[start..<min(start + batchRowCount, rows.count)]
             deleted += try index.withDatabaseForCleanup { connection in
                 try connection.writeTransaction {
                     try batch.filter {
@@ -81,8 +80,9 @@ extension Maintenance {
             picked.append((row.hash, entry.header.key, row.lastUsed))
         }
         var removed: [String] = []
-        for start in stride(from: 0, to: picked.count, by: Self.deletionBatchRowCount) {
-            let batch = picked[start..<min(start + Self.deletionBatchRowCount, picked.count)]
+        let batchRowCount = index.maintenanceBatchRowCount
+        for start in stride(from: 0, to: picked.count, by: batchRowCount) {
+            let batch = picked[start..<min(start + batchRowCount, picked.count)]
             removed += try index.withDatabaseForCleanup { connection in
                 try connection.writeTransaction {
                     // Rows replaced since they were picked stay.

@@ -41,14 +41,11 @@ final class Maintenance: Sendable {
     }
 
     /// Rows a trim reads and removes per round at most: a round is a read of that many rows in
-    /// order of use and their deletion in batches of ``deletionBatchRowCount``.
+    /// order of use and their deletion in batches of ``DiskIndex/maintenanceBatchRowCount``.
     static let trimRoundRowCount = 4_096
 
-    /// Pages given back per step of ``reclaimFreePages()``: 256 pages of 4 KiB, 1 MiB.
-    static let compactionStepPageCount = 256
-
     /// Gives the index database's free pages (left by removed records) back to the file system,
-    /// a step of ``compactionStepPageCount`` pages at a time.
+    /// a step of ``DiskIndex/vacuumStepPageCount`` pages at a time.
     ///
     /// Each step is one short write transaction (`PRAGMA incremental_vacuum`): readers, in WAL
     /// mode, are never blocked by it, and a writer waits at most one step. A process killed during
@@ -65,8 +62,8 @@ final class Maintenance: Sendable {
                 let database = DatabaseFile(connection: connection)
                 let free = try database.freePageCount()
                 guard free > 0 else { return 0 }
-                try database.vacuum(pages: Self.compactionStepPageCount)
-                return min(free, Self.compactionStepPageCount)
+                try database.vacuum(pages: index.vacuumStepPageCount)
+                return min(free, index.vacuumStepPageCount)
             }
             guard step > 0 else { break }
             reclaimed += step
@@ -219,7 +216,7 @@ final class Maintenance: Sendable {
         } else {
             // Also within the limit: replaced records leave space behind in segments.
             try segments.compact()
-            if usage.freeIndexPageCount >= Self.compactionStepPageCount { try reclaimFreePages() }
+            if usage.freeIndexPageCount >= index.vacuumStepPageCount { try reclaimFreePages() }
         }
         try files.removeAbandonedTemporaryFiles(now: now)
         index.reserve.make()  // when a clean-up on a full disk took it and there is room again

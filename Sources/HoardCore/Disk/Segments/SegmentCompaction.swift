@@ -11,9 +11,6 @@ struct SegmentCompaction {
     /// The segments compacted.
     let store: SegmentStore
 
-    /// Records moved per transaction when a segment is compacted, at most: a writer in another
-    /// thread or process waits at most one batch.
-    static let compactionBatchRecordCount = 256
     /// Bytes moved per transaction when a segment is compacted, at most (a batch ends at the
     /// record that reaches it).
     static let compactionBatchByteCount = 4 << 20
@@ -21,7 +18,7 @@ struct SegmentCompaction {
     /// Gives back the space that removed and replaced records leave in segment files.
     ///
     /// A segment that no row names is removed. A segment other than the newest whose live records
-    /// fill half of it or less has them copied to the newest segment, ``compactionBatchRecordCount``
+    /// fill half of it or less has them copied to the newest segment, ``DiskIndex/maintenanceBatchRowCount``
     /// records or ``compactionBatchByteCount`` bytes at a time, each batch one write transaction that appends the copies and points the rows at
     /// them; then the segment is removed. Readers are never blocked: one that looked a record up
     /// at its old place reads it there through a handle it has open, or looks it up again. A
@@ -75,7 +72,7 @@ struct SegmentCompaction {
             let (count, damaged) = try store.index.withDatabase(writing: true) { connection in
                 try connection.writeTransaction { () -> (Int, [(hash: [UInt8], reason: String)]) in
                     let entries = EntryTable(connection: connection)
-                    let rows = try entries.rows(inSegment: id, limit: Self.compactionBatchRecordCount)
+                    let rows = try entries.rows(inSegment: id, limit: store.index.maintenanceBatchRowCount)
                     var damaged: [(hash: [UInt8], reason: String)] = []
                     var batchBytes = 0
                     for row in rows where batchBytes < Self.compactionBatchByteCount {
