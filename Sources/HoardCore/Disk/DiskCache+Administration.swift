@@ -116,6 +116,13 @@ extension DiskCache {
         try maintenance.trim()
     }
 
+    /// Waits until the trims that writes scheduled so far have run (they run on a queue of the
+    /// cache's own, after the writer removed one batch itself): for a caller that measures the
+    /// folder right after its writes.
+    func waitForScheduledTrims() {
+        maintenance.waitForScheduledTrims()
+    }
+
     /// What counts against the limit now, by the shared count and the index's size: what
     /// statistics show. 0 when the index cannot be read.
     ///

@@ -27,9 +27,11 @@ final class Maintenance: Sendable {
     let configuration: DiskCache.Configuration
     /// When this process last looked the folder over.
     let state: Lock<TrimState>
-    /// Held while an automatic trim runs, so that they run one at a time (see ``noteWrite(usage:)``).
-    /// It guards no state; it is taken before ``state``, never while holding it.
-    private let trimLock = Lock(())
+    /// Where automatic trims and rescans run, one at a time, off the writers' threads (see
+    /// ``noteWrite(usage:)``).
+    private let queue = DispatchQueue(label: "Hoard.DiskCache.maintenance", qos: .utility)
+    /// Whether a trim waits to start on ``queue``.
+    private let isTrimScheduled = Lock(false)
 
     init(index: DiskIndex, segments: SegmentStore, files: FileStore, reconciler: Reconciler, configuration: DiskCache.Configuration) {
         self.index = index
@@ -43,6 +45,10 @@ final class Maintenance: Sendable {
     /// Rows a trim reads and removes per round at most: a round is a read of that many rows in
     /// order of use and their deletion in batches of ``DiskIndex/maintenanceBatchRowCount``.
     static let trimRoundRowCount = 4_096
+
+    /// Rows a writer that finds the cache over its limit removes at most itself, in batches of
+    /// ``DiskIndex/maintenanceBatchRowCount``; the rest of the trim runs on the cache's queue.
+    static let writerRowCount = 1_024
 
     /// Gives the index database's free pages (left by removed records) back to the file system,
     /// a step of ``DiskIndex/vacuumStepPageCount`` pages at a time.
@@ -88,10 +94,11 @@ final class Maintenance: Sendable {
     }
 
     /// Checks the bytes on disk after a write that left the shared usage count at `usage`, and
-    /// trims when due.
-    ///
-    /// Automatic trims run one at a time in a process. A write that finds a trim due while another
-    /// thread runs one waits for it, then checks again and runs its own if one is still due.
+    /// trims when due: over the limit, the writer removes least recently used entries down to the
+    /// low-water mark itself, at most ``writerRowCount`` (so that writers cannot outrun the trim);
+    /// the rest of the trim (more removals, giving dead space back), like a rescan that is due,
+    /// runs on this cache's maintenance queue. All of it runs in batches that release the write
+    /// lock between them.
     func noteWrite(usage: DiskUsage) {
         let landed = configuration.now()
         let limit = configuration.sizeLimit
@@ -100,13 +107,38 @@ final class Maintenance: Sendable {
             $0.isTrimDue(usage: usage, afterWriteAt: landed, now: landed, limit: limit, rescanInterval: rescanInterval)
         }
         guard isDue else { return }
-        trimLock.withLock { _ in
-            let now = configuration.now()
-            let current = (try? currentUsage()) ?? usage
-            let isStillDue = state.withLock {
-                $0.isTrimDue(usage: current, afterWriteAt: landed, now: now, limit: limit, rescanInterval: rescanInterval)
+        if usage.live > limit {
+            do {
+                let removed = try removeLeastRecentlyUsed(downTo: configuration.lowWaterMark, atMost: Self.writerRowCount)
+                configuration.logger.debug(
+                    "Trimmed disk cache",
+                    metadata: [
+                        "path": .string(files.folder.rootPath), "removed": "\(removed)", "bytesBefore": "\(usage.counted)",
+                        "batch": "the writer's",
+                    ])
+                if removed > 0 { configuration.onTrim?(removed) }
+            } catch {
+                configuration.logger.warning(
+                    "Automatic disk cache trim failed", metadata: ["error": .string(String(describing: error))])
             }
-            guard isStillDue else { return }  // a trim that started after this write landed saw it
+        }
+        scheduleTrim(afterWriteAt: landed)
+    }
+
+    /// Runs a trim on the maintenance queue unless one is waiting to start there; it runs only if
+    /// one is still due when it starts (another process's, or an earlier one, may have done it).
+    private func scheduleTrim(afterWriteAt landed: Date) {
+        guard isTrimScheduled.withLock({ isScheduled in defer { isScheduled = true }; return !isScheduled }) else { return }
+        queue.async { [self] in
+            isTrimScheduled.withLock { $0 = false }  // a write that lands from now on schedules another
+            let now = configuration.now()
+            let limit = configuration.sizeLimit
+            let rescanInterval = configuration.rescanInterval
+            guard let current = try? currentUsage(),
+                state.withLock({
+                    $0.isTrimDue(usage: current, afterWriteAt: landed, now: now, limit: limit, rescanInterval: rescanInterval)
+                })
+            else { return }
             do {
                 try performTrim(now: now)
             } catch {
@@ -114,6 +146,12 @@ final class Maintenance: Sendable {
                     "Automatic disk cache trim failed", metadata: ["error": .string(String(describing: error))])
             }
         }
+    }
+
+    /// Waits until the trims scheduled so far have run: what a caller that reads the folder's size
+    /// right after its writes (a test, a benchmark) calls.
+    func waitForScheduledTrims() {
+        queue.sync {}
     }
 
     /// The index's running totals now (see ``DiskUsage``).
@@ -245,23 +283,31 @@ final class Maintenance: Sendable {
     /// bytes per row beside the records) and removes about three quarters of the excess while it
     /// is large, all of it once it is small, then reads the totals again: the index's pages, which
     /// a removal does not always free one for one, are counted as they are, not as estimated.
-    private func removeLeastRecentlyUsed(downTo mark: Int) throws -> Int {
+    private func removeLeastRecentlyUsed(downTo mark: Int, atMost maximum: Int = .max) throws -> Int {
         var usage = try currentUsage()
         var removedCount = 0
-        while usage.live > mark {
-            let excess = usage.live - mark
-            let goal = excess <= max(configuration.sizeLimit / 32, 64 * 1024) ? excess : excess / 4 * 3
-            let indexBytes = max(0, usage.indexPageCount - usage.freeIndexPageCount) * DiskIndex.pageByteCount
-            let rowOverhead = usage.entryCount > 0 ? max(0, indexBytes - usage.inlineBytes) / usage.entryCount : 0
-            let candidates = try index.withDatabase(writing: false) {
-                try EntryTable(connection: $0).leastRecentlyUsed(
-                    atLeast: goal, rowOverhead: rowOverhead, limit: Self.trimRoundRowCount)
-            }
+        while usage.live > mark, removedCount < maximum {
+            let candidates = try leastRecentlyUsed(
+                beyond: mark, in: usage, limit: min(Self.trimRoundRowCount, maximum - removedCount))
             guard !candidates.isEmpty else { break }
             let removed = try deleteRows(candidates, onlyIfUnused: true)
             removedCount += removed.count
             usage = try currentUsage()
         }
         return removedCount
+    }
+
+    /// The least recently used rows, at most `limit`, whose removal brings `usage` to `mark`:
+    /// about three quarters of the excess while it is large, all of it once it is small. What a
+    /// row frees is estimated from the totals: its record, and the index's bytes per row beside
+    /// the records.
+    private func leastRecentlyUsed(beyond mark: Int, in usage: DiskUsage, limit: Int) throws -> [IndexRow] {
+        let excess = usage.live - mark
+        let goal = excess <= max(configuration.sizeLimit / 32, 64 * 1024) ? excess : excess / 4 * 3
+        let indexBytes = max(0, usage.indexPageCount - usage.freeIndexPageCount) * DiskIndex.pageByteCount - DiskUsage.indexAllowance
+        let rowOverhead = usage.entryCount > 0 ? max(0, indexBytes - usage.inlineBytes) / usage.entryCount : 0
+        return try index.withDatabase(writing: false) {
+            try EntryTable(connection: $0).leastRecentlyUsed(atLeast: goal, rowOverhead: rowOverhead, limit: limit)
+        }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HoardSystem
 import HoardTestSupport
 import Testing
 
@@ -63,5 +64,66 @@ struct DiskCacheTrimMixTests {
             let number = keys.firstIndex(of: key)!
             #expect(try cache.data(forKey: key) == Data(repeating: UInt8(number % 251), count: mix.valueSizes[number % mix.valueSizes.count]))
         }
+    }
+}
+
+/// Issue 51, item 4: a trim runs in batches that release the write lock, a writer runs at most
+/// its own share of it, and no store waits past the write-lock wait because of maintenance. (On
+/// c004120 a store that found the cache over its limit ran the whole trim: 41.6 s at 1 M entries.)
+@Suite("A trim never holds writers")
+struct DiskCacheTrimSharesTests {
+    /// A folder of `count` records of 500 B, stored under no limit to speak of.
+    static func filledFolder(count: Int) throws -> TemporaryDirectory {
+        let folder = try TemporaryDirectory()
+        let filler = try DiskCache(directory: folder.cacheURL, configuration: .init(sizeLimit: 1 << 30, rescanInterval: 3600))
+        for number in 0..<count { try filler.store(Data(repeating: UInt8(number % 251), count: 500), forKey: "entry-\(number)") }
+        return folder
+    }
+
+    @Test("A store over the limit removes at most its share itself; the cache's queue does the rest")
+    func writersShare() throws {
+        let folder = try Self.filledFolder(count: 12_000)
+        defer { folder.remove() }
+        let log = LogRecorder()
+        let cache = try DiskCache(
+            directory: folder.cacheURL, configuration: .init(sizeLimit: 1 << 20, rescanInterval: 3600, logger: log.logger()))
+        try cache.store(Data("new".utf8), forKey: "new")
+        let writers = log.lines(containing: "Trimmed disk cache").filter { $0.metadata["batch"] != nil }
+        #expect(writers.count == 1)
+        #expect(writers.first?.metadata["removed"] == "\(Maintenance.writerRowCount)")
+        cache.waitForScheduledTrims()
+        #expect(cache.estimatedByteCount() <= cache.configuration.lowWaterMark)
+        #expect(try cache.data(forKey: "new") == Data("new".utf8))
+        #expect(try cache.entryCount < 12_000 - Maintenance.writerRowCount)
+    }
+
+    @Test("Stores beside a trim of 30,000 entries in another instance never wait out the write lock")
+    func storesBesideATrim() throws {
+        let folder = try Self.filledFolder(count: 30_000)
+        defer { folder.remove() }
+        let trimmer = try DiskCache(directory: folder.cacheURL, configuration: .init(sizeLimit: 1 << 20, rescanInterval: 3600))
+        let writer = try DiskCache(directory: folder.cacheURL, configuration: .init(sizeLimit: 1 << 30, rescanInterval: 3600))
+        let trimming = Lock(true)
+        let finished = DispatchGroup()
+        finished.enter()
+        Thread.detachNewThread {
+            defer { finished.leave() }
+            try? trimmer.trim()
+            trimming.withLock { $0 = false }
+        }
+        var stores = 0
+        var failures: [String] = []
+        while trimming.withLock({ $0 }) {
+            do {
+                try writer.store(Data(repeating: 7, count: 500), forKey: "beside-\(stores % 100)")
+            } catch {
+                failures.append("\(error)")
+            }
+            stores += 1
+        }
+        finished.wait()
+        #expect(failures.isEmpty, "\(failures.prefix(3))")
+        #expect(stores > 10, "the trim was over before the stores could test it")
+        #expect(trimmer.estimatedByteCount() <= trimmer.configuration.lowWaterMark + 64 * 1024)
     }
 }
