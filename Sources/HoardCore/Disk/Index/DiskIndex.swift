@@ -378,7 +378,14 @@ final class DiskIndex: Sendable {
             return (pool.idle.popLast(), pool.generation)
         }
         if let reusable { return reusable }
-        return try openConnection(generation: generation, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+        do {
+            return try openConnection(generation: generation, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+        } catch where error.isFull && reserve.release() {
+            // A full disk (filled by anything): the first connection makes the log's index
+            // (`-shm`, 32 KiB) anew, and the reserve is what gives it room, so that reads and
+            // clean-ups still work. A trim makes the reserve again once there is room.
+            return try openConnection(generation: generation, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+        }
     }
 
     /// Opens a connection of `generation` and sets its per-connection pragmas.
