@@ -22,6 +22,9 @@ import Foundation
 //   HoardMeasure populate DIR COUNT SIZE [--earlier-format]
 //                                               a new cache in DIR with COUNT entries of SIZE bytes; --earlier-format:
 //                                               as format 1 left it (a file per entry, no index)
+//   HoardMeasure disk-scale-populate DIR COUNT SIZE  a new cache in DIR with COUNT entries of SIZE bytes: ops/s
+//   HoardMeasure disk-scale-use DIR COUNT SIZE  on that folder, in a new process: open, first store, 10,000
+//                                               stores and random retrieves, count and bytes, a trim to half
 //   HoardMeasure compaction DIR                 20,000 entries of 4 KiB, then a trim to a quarter of them while a
 //                                               reader and a writer run: the trim's time, its compaction steps, and
 //                                               the longest read and write meanwhile
@@ -131,6 +134,18 @@ case "populate" where positional.count == 4:
     try populateDisk(
         folder: URL(fileURLWithPath: positional[1]), count: count, size: size,
         earlierFormat: arguments.flags.contains("--earlier-format"))
+case "disk-scale-populate" where positional.count == 4, "disk-scale-use" where positional.count == 4:
+    guard let count = Int(positional[2]), (1...10_000_000).contains(count), let size = Int(positional[3]),
+        (0...(64 << 20)).contains(size)
+    else {
+        FileHandle.standardError.write(Data("\(positional[0]) needs DIR, COUNT 1-10000000 and SIZE 0-67108864\n".utf8))
+        exit(64)
+    }
+    if positional[0] == "disk-scale-populate" {
+        try populateForScale(folder: URL(fileURLWithPath: positional[1]), count: count, size: size)
+    } else {
+        try measureScaleUse(folder: URL(fileURLWithPath: positional[1]), count: count, size: size)
+    }
 case "compaction" where positional.count == 2:
     try measureCompaction(folder: URL(fileURLWithPath: positional[1]))
 case "peak" where positional.count >= 2:

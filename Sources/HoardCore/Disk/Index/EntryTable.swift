@@ -261,21 +261,44 @@ struct EntryTable {
 
     // MARK: - Repairs
 
-    /// The rows whose numbers no write could have made, read without the write lock: inline rows
-    /// whose size is not their record's length (`resized`), and rows with a size or offset beyond
-    /// any record (`damaged`).
+    /// Rows read per read transaction by the checks that read every row (see
+    /// ``rowsWithWrongNumbers()``, ``UsageTable/drift()``): a reader holds the log back for no
+    /// longer than that takes.
+    static let checkChunkRowCount = 20_000
+
+    /// The rows whose numbers no write could have made, read without the write lock in chunks of
+    /// ``checkChunkRowCount`` rows in rowid order: inline rows whose size is not their record's
+    /// length (`resized`), and rows with a size or offset beyond any record (`damaged`). A row a
+    /// write moves during the pass may be missed: the next check finds it.
     func rowsWithWrongNumbers() throws -> (resized: [[UInt8]], damaged: [[UInt8]]) {
         let select = try connection.statement(Self.wrongNumbersSQL)
         defer { select.reset() }
         var found: (resized: [[UInt8]], damaged: [[UInt8]]) = ([], [])
-        while try select.step() {
-            if select.int(1) != 0 { found.damaged.append(select.blob(0)) } else { found.resized.append(select.blob(0)) }
+        var last = Int.min
+        while true {
+            select.bind(1, last)
+            select.bind(2, Self.checkChunkRowCount)
+            var rows = 0
+            while try select.step() {
+                rows = select.int(0)
+                last = select.int(1)
+                guard !select.isNull(2) else { continue }  // the chunk's last row: no finding
+                if select.int(3) != 0 { found.damaged.append(select.blob(2)) } else { found.resized.append(select.blob(2)) }
+            }
+            select.reset()
+            if rows < Self.checkChunkRowCount { return found }
         }
-        return found
     }
+    // The chunk's row count and last rowid on every row; the rows with wrong numbers, and the
+    // chunk's last row (hash NULL) so that the pass goes on past a chunk with none.
     private static let wrongNumbersSQL = SQL(
-        "SELECT hash, \(damagedNumbers) FROM entries "
-            + "WHERE (record IS NOT NULL AND size IS NOT length(record)) OR \(damagedNumbers)")
+        """
+        WITH chunk AS (SELECT rowid AS id, hash, record, size, segment, offset FROM entries WHERE rowid > ?1 ORDER BY rowid LIMIT ?2)
+        SELECT (SELECT count(*) FROM chunk), (SELECT max(id) FROM chunk), hash, damaged FROM (
+            SELECT hash, \(damagedNumbers) AS damaged FROM chunk
+                WHERE (record IS NOT NULL AND size IS NOT length(record)) OR \(damagedNumbers)
+            UNION ALL SELECT NULL, 0)
+        """)
 
     /// Mends what ``rowsWithWrongNumbers()`` found, checking each row again: a resized inline row
     /// takes its record's length, a damaged row is deleted. Call in a write transaction.

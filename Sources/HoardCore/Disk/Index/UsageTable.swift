@@ -57,32 +57,77 @@ struct UsageTable {
     }
     private static let addFileBytesSQL = SQL("UPDATE usage SET bytes = bytes + ?1 WHERE id = 1")
 
-    /// How far each running total is from what the rows give, counted through every row in one
-    /// snapshot (what ``Maintenance/checkTotals()`` reads, without the write lock).
-    func drift() throws -> TotalsDrift {
-        try connection.readTransaction {
-            var drift = TotalsDrift()
-            let totals = try connection.statement(Self.totalsDriftSQL)
-            defer { totals.reset() }
-            if try totals.step() {
-                (drift.count, drift.fileBytes, drift.inlineBytes) = (totals.int(0), totals.int(1), totals.int(2))
+    /// How far each running total is from what the rows give, counted through every row in
+    /// read transactions of ``EntryTable/checkChunkRowCount`` rows (so that no reader holds the log
+    /// back for long), or `nil` when another connection committed meanwhile: the rows and totals
+    /// were then not read at one moment, and the check waits for a quieter one.
+    func drift() throws -> TotalsDrift? {
+        let version = try dataVersion()
+        var counted = TotalsDrift()
+        var last = Int.min
+        while true {
+            let chunk = try connection.readTransaction { () -> (rows: Int, last: Int) in
+                let totals = try connection.statement(Self.chunkTotalsSQL)
+                defer { totals.reset() }
+                totals.bind(1, last)
+                totals.bind(2, EntryTable.checkChunkRowCount)
+                guard try totals.step() else { return (0, last) }
+                counted.count += totals.int(0)
+                counted.fileBytes += totals.int(1)
+                counted.inlineBytes += totals.int(2)
+                let chunkLast = totals.isNull(3) ? last : totals.int(3)
+                let segments = try connection.statement(Self.chunkSegmentsSQL)
+                defer { segments.reset() }
+                segments.bind(1, last)
+                segments.bind(2, EntryTable.checkChunkRowCount)
+                while try segments.step() { counted.liveSegmentBytes[segments.int(0), default: 0] += segments.int(1) }
+                return (totals.int(0), chunkLast)
             }
-            let segments = try connection.statement(Self.segmentDriftSQL)
-            defer { segments.reset() }
-            while try segments.step() {
-                if segments.int(1) != 0 { drift.liveSegmentBytes[segments.int(0)] = segments.int(1) }
-            }
-            return drift
+            last = chunk.last
+            if chunk.rows < EntryTable.checkChunkRowCount { break }
         }
+        let running = try connection.readTransaction { () -> TotalsDrift in
+            var running = TotalsDrift()
+            let totals = try connection.statement(Self.runningTotalsSQL)
+            defer { totals.reset() }
+            if try totals.step() { (running.count, running.fileBytes, running.inlineBytes) = (totals.int(0), totals.int(1), totals.int(2)) }
+            let segments = try connection.statement(Self.runningSegmentsSQL)
+            defer { segments.reset() }
+            while try segments.step() { running.liveSegmentBytes[segments.int(0)] = segments.int(1) }
+            return running
+        }
+        guard try dataVersion() == version else { return nil }
+        var drift = TotalsDrift(
+            count: counted.count - running.count, fileBytes: counted.fileBytes - running.fileBytes,
+            inlineBytes: counted.inlineBytes - running.inlineBytes)
+        for id in Set(counted.liveSegmentBytes.keys).union(running.liveSegmentBytes.keys) {
+            let delta = (counted.liveSegmentBytes[id] ?? 0) - (running.liveSegmentBytes[id] ?? 0)
+            // A segment without a row has no total to correct: its rows are out of step, which a
+            // read of them finds.
+            if delta != 0, running.liveSegmentBytes[id] != nil { drift.liveSegmentBytes[id] = delta }
+        }
+        return drift
     }
-    private static let totalsDriftSQL = SQL(
-        "SELECT count(*) - (SELECT count FROM usage WHERE id = 1), "
-            + "CAST(total(\(IndexSchema.fileBytes("entries"))) AS INTEGER) - (SELECT bytes FROM usage WHERE id = 1), "
-            + "CAST(total(\(IndexSchema.inlineBytes("entries"))) AS INTEGER) - (SELECT inline FROM usage WHERE id = 1) "
-            + "FROM entries")
-    private static let segmentDriftSQL = SQL(
-        "SELECT id, (SELECT CAST(total(\(IndexSchema.segmentBytes("entries"))) AS INTEGER) FROM entries "
-            + "WHERE entries.segment = segments.id) - live FROM segments")
+    /// A chunk of rows in rowid order after `?1`, at most `?2`: each row's figures.
+    private static let chunkSQL =
+        "(SELECT rowid, record, segment, size FROM entries WHERE rowid > ?1 ORDER BY rowid LIMIT ?2)"
+    private static let chunkTotalsSQL = SQL(
+        "SELECT count(*), CAST(total(\(IndexSchema.fileBytes("chunk"))) AS INTEGER), "
+            + "CAST(total(\(IndexSchema.inlineBytes("chunk"))) AS INTEGER), max(rowid) FROM \(chunkSQL) AS chunk")
+    private static let chunkSegmentsSQL = SQL(
+        "SELECT segment, CAST(total(\(IndexSchema.segmentBytes("chunk"))) AS INTEGER) FROM \(chunkSQL) AS chunk "
+            + "WHERE segment IS NOT NULL GROUP BY segment")
+    private static let runningTotalsSQL = SQL("SELECT count, bytes, inline FROM usage WHERE id = 1")
+    private static let runningSegmentsSQL = SQL("SELECT id, live FROM segments")
+
+    /// SQLite's count of commits by other connections (`PRAGMA data_version`): unchanged between
+    /// two reads on this connection when no other connection committed in between.
+    private func dataVersion() throws -> Int {
+        let version = try connection.statement(Self.dataVersionSQL)
+        defer { version.reset() }
+        return try version.step() ? version.int(0) : 0
+    }
+    private static let dataVersionSQL = SQL("PRAGMA data_version")
 
     /// Adds `drift` to the running totals, bringing them to what the rows gave when it was read
     /// (changes since then moved both alike). Call in a write transaction.

@@ -179,10 +179,11 @@ final class Maintenance: Sendable {
     }
 
     /// Checks the index against what no write could have made, reading every row without the
-    /// write lock and writing only what it mends: an inline row's size becomes its record's
+    /// write lock (in short read transactions) and writing only what it mends: an inline row's size becomes its record's
     /// length; a row giving a size or offset beyond any record is damaged and is removed (its entry
     /// file, if any, is indexed again by the next ``Reconciler/reconcile()``); running totals that
-    /// drifted from the rows (a database written without its triggers) are corrected and logged.
+    /// drifted from the rows (a database written without its triggers) are corrected and logged,
+    /// when no other writer committed while they were counted.
     ///
     /// - Returns: What counts against the limit, and all the bytes on disk (the index's files
     ///   included).
@@ -203,8 +204,8 @@ final class Maintenance: Sendable {
                     "reason": "the index gives a size or offset no record can have",
                 ])
         }
-        let drift = try index.withDatabase(writing: false) { try UsageTable(connection: $0).drift() }
-        if !drift.isZero {
+        // Not read at one moment (another writer committed meanwhile): left for the next check.
+        if let drift = try index.withDatabase(writing: false, { try UsageTable(connection: $0).drift() }), !drift.isZero {
             try index.withDatabaseForCleanup { connection in
                 try connection.writeTransaction { try UsageTable(connection: connection).correct(by: drift) }
             }

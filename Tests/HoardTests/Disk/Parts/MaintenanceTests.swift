@@ -54,6 +54,26 @@ struct MaintenanceTests {
         }
     }
 
+    @Test func aRecountCorrectsRunningTotalsThatDriftedFromTheRows() throws {
+        let parts = try DiskParts()
+        defer { parts.remove() }
+        for (index, byteCount) in [100, 16_000, 500_000, 300, 30_000].enumerated() {
+            try parts.store("k\(index)", DiskParts.payload("k\(index)", byteCount: byteCount))
+        }
+        let right = try parts.maintenance.currentUsage()
+        // What a tool writing the database without its triggers leaves.
+        try parts.index.withDatabase(writing: true) { connection in
+            try connection.execute(
+                "UPDATE usage SET count = count + 7, bytes = bytes - 1000, inline = inline + 5; UPDATE segments SET live = live + 99")
+        }
+        #expect(try parts.maintenance.currentUsage() != right)
+        try parts.maintenance.recount()
+        #expect(try parts.maintenance.currentUsage() == right)
+        #expect(parts.log.lines(containing: "Corrected the disk cache index's running totals").count == 1)
+        try parts.maintenance.recount()  // nothing more to correct
+        #expect(parts.log.lines(containing: "Corrected the disk cache index's running totals").count == 1)
+    }
+
     @Test func removalBySelectionTakesExactlyWhatItPicks() throws {
         let parts = try DiskParts()
         defer { parts.remove() }
