@@ -32,6 +32,9 @@
 //       to LOG, one write(2) per line: "store KEY VERSION" before a store and "stored KEY VERSION"
 //       once it returned, "remove KEY" and "removed KEY", and "wrong KEY ..." for a read that is
 //       neither its last value nor (with a limit that evicts) a miss.
+//   HoardDiskStress prune-loop DIR SIZE_LIMIT
+//       Trims the cache under SIZE_LIMIT (as `hoard cache prune`), removes expired entries, and
+//       sleeps 200 ms, until it is killed.
 //   HoardDiskStress open DIR
 //       Opens a cache on DIR, stores a value, reads its size; prints "opened".
 //   HoardDiskStress hoard-expire-all DIR
@@ -260,6 +263,16 @@ func overwriteLoop(_ arguments: [String]) throws {
     print("writes \(writes)")
 }
 
+func pruneLoop(_ arguments: [String]) throws -> Never {
+    guard arguments.count == 2, let sizeLimit = Int(arguments[1]) else { fail("usage: prune-loop DIR SIZE_LIMIT") }
+    let cache = try DiskCache(directory: URL(filePath: arguments[0]), configuration: .init(sizeLimit: sizeLimit))
+    while true {
+        try cache.removeExpired()
+        try cache.trim()
+        usleep(200_000)
+    }
+}
+
 func torture(_ arguments: [String]) throws -> Never {
     guard arguments.count == 5, let sizeLimit = Int(arguments[1]), let worker = Int(arguments[2]),
         var version = UInt64(arguments[3])
@@ -334,6 +347,7 @@ do {
     case "compact-loop": try compactLoop(Array(arguments.dropFirst()))
     case "busy": try busy(Array(arguments.dropFirst()))
     case "torture": try torture(Array(arguments.dropFirst()))
+    case "prune-loop": try pruneLoop(Array(arguments.dropFirst()))
     case "overwrite-loop": try overwriteLoop(Array(arguments.dropFirst()))
     case "open" where arguments.count == 2:
         // Eight at once, each trimming first.

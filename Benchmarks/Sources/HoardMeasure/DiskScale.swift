@@ -8,7 +8,7 @@ import Hoard
 /// random stored keys, the statistics (count and bytes), and a trim to half the bytes.
 func populateForScale(folder: URL, count: Int, size: Int) throws {
     let values = (0..<64).map { _ in randomBytes(size) }
-    let cache = try DiskCache(directory: folder, configuration: .init(sizeLimit: 1 << 40, rescanInterval: 1 << 20))
+    let cache = try DiskCache(directory: folder, configuration: .init(sizeLimit: 1 << 40, rescanInterval: 1e6))
     let elapsed = try seconds {
         for index in 0..<count { try cache.store(values[index % values.count], forKey: String(format: "key-%08d", index)) }
     }
@@ -19,7 +19,7 @@ func populateForScale(folder: URL, count: Int, size: Int) throws {
 /// folder it filled. One line, read by `hoardcompare/diskscale.py`.
 func measureScaleUse(folder: URL, count: Int, size: Int) throws {
     let values = (0..<64).map { _ in randomBytes(size) }
-    let configuration = DiskCache.Configuration(sizeLimit: 1 << 40, rescanInterval: 1 << 20)
+    let configuration = DiskCache.Configuration(sizeLimit: 1 << 40, rescanInterval: 1e6)
     var cache: DiskCache?
     let open = try seconds { cache = try DiskCache(directory: folder, configuration: configuration) }
     guard let cache else { return }
@@ -43,7 +43,7 @@ func measureScaleUse(folder: URL, count: Int, size: Int) throws {
     }
     guard entries >= count else { fatalError("DiskCache counts \(entries) entries of \(count)") }
     let half = try DiskCache(
-        directory: folder, configuration: .init(sizeLimit: max(1, bytes / 2), lowWaterMarkRatio: 1, rescanInterval: 1 << 20))
+        directory: folder, configuration: .init(sizeLimit: max(1, bytes / 2), lowWaterMarkRatio: 1, rescanInterval: 1e6))
     let trim = try seconds { try half.trim() }
     let kept = try half.entryCount
     print(

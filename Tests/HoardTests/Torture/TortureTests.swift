@@ -6,8 +6,11 @@ import Testing
 @testable import HoardCore
 
 /// How hard the torture tests push: a short pass in `scripts/test` and CI, a long one with
-/// `HOARD_TORTURE=long` (see `scripts/torture`).
+/// `HOARD_TORTURE=long` (see `scripts/torture`), and the killed-workers runs at scale with
+/// `HOARD_TORTURE=scale` (`scripts/torture --scale`: 8 workers and a pruning process on a cache of
+/// a million entries, 320 kills).
 enum Torture {
+    static let isScale = ProcessInfo.processInfo.environment["HOARD_TORTURE"] == "scale"
     static let isLong = ProcessInfo.processInfo.environment["HOARD_TORTURE"] == "long"
     /// Operations per task of the memory-pressure workload.
     static let pressureOperations = isLong ? 100_000 : 800
@@ -19,7 +22,11 @@ enum Torture {
     static let processSeconds: Double = isLong ? 60 : 10
     /// Kills of the killed-workers test beside a limit that never evicts (half as many under a
     /// small limit).
-    static let workerKills = isLong ? 510 : 24
+    static let workerKills = isScale ? 640 : isLong ? 510 : 24
+    /// Worker processes of the killed-workers tests.
+    static let workerCount = isScale ? 8 : 3
+    /// Entries of 500 B in the cache before the killed workers start.
+    static let prefilledEntries = isScale ? 1_000_000 : 0
 }
 
 @Suite("Torture: torn files")
@@ -181,7 +188,7 @@ struct KilledWorkerTortureTests {
         var wrongLinesSeen: [String: Int] = [:]
     }
 
-    static let workerCount = 3
+    static let workerCount = Torture.workerCount
 
     @Test("Workers killed at random: nothing lost beside a limit that never evicts", .timeLimit(.minutes(20)))
     func nothingLost() throws {
@@ -197,7 +204,9 @@ struct KilledWorkerTortureTests {
 
     @Test("Workers killed at random under a 16 MiB limit: nothing wrong, the folder bounded", .timeLimit(.minutes(20)))
     func boundedAndRight() throws {
-        let limit = 16 << 20
+        // At scale, a limit below the prefilled entries: the first writes trim a few hundred
+        // thousand of them while the workers run.
+        let limit = Torture.isScale ? 512 << 20 : 16 << 20
         let figures = try Self.run(sizeLimit: limit, kills: Torture.workerKills / 2)
         let slack = DiskCache.Configuration(sizeLimit: limit).slackByteCount
         // In flight: each worker's record being written, and the temporary file a killed one left
@@ -218,6 +227,12 @@ struct KilledWorkerTortureTests {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let path = folder.cacheURL.path(percentEncoded: false)
+        if Torture.prefilledEntries > 0 {
+            let filler = try DiskCache(directory: folder.cacheURL, configuration: .init(sizeLimit: 1 << 40, rescanInterval: 1e6))
+            for index in 0..<Torture.prefilledEntries {
+                try filler.store(StressValue.make(key: "fill-\(index)", version: 1, byteCount: 500), forKey: "fill-\(index)")
+            }
+        }
         let cache = try DiskCache(directory: folder.cacheURL, configuration: .init(sizeLimit: sizeLimit))
         let logs = (0..<workerCount).map { folder.url.appending(path: "worker-\($0).log").path(percentEncoded: false) }
         var nextVersion = (0..<workerCount).map { UInt64($0) << 40 }
@@ -228,7 +243,14 @@ struct KilledWorkerTortureTests {
             return process
         }
         var workers = try (0..<workerCount).map { try start($0) }
-        defer { for worker in workers { kill(worker.processIdentifier, SIGKILL); worker.waitUntilExit() } }
+        // At scale, a process pruning as `hoard cache prune` does, killed and started again too.
+        func startPruner() throws -> Process? {
+            Torture.isScale ? try StressChild.start(["prune-loop", path, "\(sizeLimit)"]).process : nil
+        }
+        var pruner = try startPruner()
+        defer {
+            for worker in workers + [pruner].compactMap({ $0 }) { kill(worker.processIdentifier, SIGKILL); worker.waitUntilExit() }
+        }
         let peak = Lock(0)
         let stop = Lock(false)
         let sampled = DispatchSemaphore(value: 0)
@@ -275,6 +297,12 @@ struct KilledWorkerTortureTests {
                 }
             }
             workers[victim] = try start(victim)
+            if let running = pruner, figures.kills % 16 == 0 {
+                kill(running.processIdentifier, SIGKILL)
+                running.waitUntilExit()
+                pruner = try startPruner()
+                figures.kills += 1
+            }
         }
         stop.withLock { $0 = true }
         sampled.wait()
