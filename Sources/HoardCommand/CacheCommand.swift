@@ -158,17 +158,27 @@ extension CacheCommand {
         @OptionGroup var cacheOptions: CacheOptions
         @OptionGroup(title: "Shared cache") var remoteOptions: RemoteOptions
 
-        /// The largest file `put` reads: it is read whole into memory.
+        /// The largest file `put` reads: it is read whole into memory, once (straight into the
+        /// buffer the cache writes from).
         static let maximumByteCount = 1 << 30
 
         func run() async throws {
-            let data: Data
+            let (descriptor, byteCount): (Int32, Int)
             do {
-                data = try LocalFile.read(file, maximumByteCount: Self.maximumByteCount)
+                (descriptor, byteCount) = try LocalFile.openRegularFile(file, maximumByteCount: Self.maximumByteCount)
             } catch {
                 throw RunFailure("cannot read \(file): \(error.localizedDescription)")
             }
-            try await cacheOptions.withHoards(remote: remoteOptions) { hoard, _ in try await hoard.store(data, forKey: key) }
+            defer { close(descriptor) }
+            try await cacheOptions.withHoards(remote: remoteOptions) { hoard, _ in
+                do {
+                    try await hoard.storeEncoded(byteCount: byteCount, as: Data.self, forKey: key) { buffer in
+                        try LocalFile.readExactly(descriptor, into: buffer)
+                    }
+                } catch let error as LocalFile.ReadError {
+                    throw RunFailure("cannot read \(file): \(error.localizedDescription)")
+                }
+            }
         }
     }
 

@@ -29,6 +29,8 @@ enum LocalFile {
             case tooLarge(byteCount: Int, limit: Int)
             /// A stream (standard input) went on past the caller's limit.
             case streamTooLong(limit: Int)
+            /// The file ended after `read` of the `byteCount` bytes it had when opened.
+            case shrank(byteCount: Int, read: Int)
         }
 
         let reason: Reason
@@ -40,6 +42,7 @@ enum LocalFile {
             case .tooLarge(let byteCount, let limit):
                 "is \(byteCount) bytes, larger than the limit of \(limit) bytes"
             case .streamTooLong(let limit): "is longer than the limit of \(limit) bytes"
+            case .shrank(let byteCount, let read): "was cut short while read: \(read) of its \(byteCount) bytes"
             }
         }
 
@@ -63,6 +66,16 @@ enum LocalFile {
     /// - Throws: ``ReadError``: the failing call, what the file is if not a regular file, or its
     ///   size and the limit.
     static func read(_ path: String, maximumByteCount: Int) throws(ReadError) -> Data {
+        let (descriptor, size) = try openRegularFile(path, maximumByteCount: maximumByteCount)
+        defer { close(descriptor) }
+        return try readAll(descriptor, upTo: size, isExact: true)
+    }
+
+    /// Opens the regular file at `path` for reading (as ``read(_:maximumByteCount:)`` does) and
+    /// gives its descriptor, which the caller closes, and its size.
+    ///
+    /// - Throws: ``ReadError`` as ``read(_:maximumByteCount:)``.
+    static func openRegularFile(_ path: String, maximumByteCount: Int) throws(ReadError) -> (descriptor: Int32, byteCount: Int) {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else {
             let code = errno
@@ -72,7 +85,8 @@ enum LocalFile {
             }
             throw ReadError(reason: .systemCall("open", code))
         }
-        defer { close(descriptor) }
+        var isKept = false
+        defer { if !isKept { close(descriptor) } }
         var status = stat()
         guard fstat(descriptor, &status) == 0 else { throw ReadError(reason: .systemCall("fstat", errno)) }
         guard status.st_mode & S_IFMT == S_IFREG else {
@@ -82,7 +96,24 @@ enum LocalFile {
         guard size <= maximumByteCount else {
             throw ReadError(reason: .tooLarge(byteCount: size, limit: maximumByteCount))
         }
-        return try readAll(descriptor, upTo: size, isExact: true)
+        isKept = true
+        return (descriptor, size)
+    }
+
+    /// Reads from `descriptor` until `buffer` is full.
+    ///
+    /// - Throws: ``ReadError``: `read`'s `errno`, or ``ReadError/Reason/shrank(byteCount:read:)``
+    ///   when the file ends first (it was cut short while read).
+    static func readExactly(_ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(ReadError) {
+        var length = 0
+        while length < buffer.count {
+            let result = FileSystem.syscall("read") { readSome(descriptor, UnsafeMutableRawBufferPointer(rebasing: buffer[length...])) }
+            switch result {
+            case .success(0): throw ReadError(reason: .shrank(byteCount: buffer.count, read: length))
+            case .success(let count): length += count
+            case .failure(let error): throw ReadError(reason: .systemCall(error.call, error.errno))
+            }
+        }
     }
 
     /// Standard input until its end, refused once it passes `maximumByteCount` bytes.

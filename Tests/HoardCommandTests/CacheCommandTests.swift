@@ -95,4 +95,40 @@ struct CacheCommandTests {
         let outcome = try await HoardTool.run(["--version"])
         #expect(outcome.status == 0 && outcome.standardOutput.hasPrefix("0."))
     }
+
+    /// Issue 51, item 8: `cache put` of a 300 MB file peaked at 613 MB on c004120 (the file, then a
+    /// framed copy of it). Each command's peak resident memory, through python3's `getrusage`.
+    @Test("put and get of a 96 MiB file hold it in memory once")
+    func largeFileOnce() async throws {
+        let python = try #require(
+            ["/usr/bin/python3", "/usr/local/bin/python3"].first { FileManager.default.isExecutableFile(atPath: $0) },
+            "python3 is missing")
+        let hoard = try #require(HoardTool.executablePath)
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let size = 96 << 20
+        var bytes = Data(count: size)
+        bytes.withUnsafeMutableBytes { buffer in
+            var generator = SystemRandomNumberGenerator()
+            for offset in stride(from: 0, to: size, by: 8) { buffer.storeBytes(of: generator.next() as UInt64, toByteOffset: offset, as: UInt64.self) }
+        }
+        try bytes.write(to: URL(fileURLWithPath: scratch.path("big")))
+        let cache = ["--cache", scratch.path("cache")]
+        let peak = { (arguments: [String]) async throws -> Int in
+            let script = "import resource, subprocess, sys\n"
+                + "status = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL).returncode\n"
+                + "print(status, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024)"
+            let outcome = try await HoardTool.runProgram(python, ["-c", script, hoard] + arguments, timeLimit: .seconds(300))
+            let words = outcome.standardOutput.split(separator: " ")
+            #expect(words.first == "0", "\(arguments): \(outcome.standardError)")
+            return Int(words.last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? .max
+        }
+        try Data("small".utf8).write(to: URL(fileURLWithPath: scratch.path("small")))
+        let baseline = try await peak(["cache", "put", "small", scratch.path("small")] + cache)  // the process alone
+        let put = try await peak(["cache", "put", "big", scratch.path("big")] + cache)
+        let get = try await peak(["cache", "get", "big", "--output", scratch.path("out")] + cache)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: scratch.path("out"))) == bytes)
+        #expect(put - baseline < size + (24 << 20), "put: \(put) bytes at peak, the process alone \(baseline)")
+        #expect(get - baseline < size + (24 << 20), "get: \(get) bytes at peak, the process alone \(baseline)")
+    }
 }

@@ -113,11 +113,44 @@ extension Hoard {
     /// - Throws: ``HoardError/invalidValue(_:)``, ``HoardError/tier(_:underlying:)``.
     @discardableResult
     package func writeEncoded(
-        _ bytes: Data, typeName: String, candidate: any Cachable, forKey key: String, expiry: Expiry?
+        _ bytes: Data, typeName: String, candidate: any Cachable, forKey key: String, expiry: Expiry?, framed: Data? = nil
     ) async throws(HoardError) -> Written? {
         guard configuration.isCachingEnabled else { return nil }
         try Self.validate(expiry, "Hoard.storeEncoded(_:as:forKey:expiry:) expiry")
         return try await writeBytes(
-            bytes, typeName: typeName, candidate: candidate, forKey: key, expiry: expiry, decoded: nil)
+            bytes, typeName: typeName, candidate: candidate, forKey: key, expiry: expiry, decoded: nil, framed: framed)
+    }
+
+    /// Stores `byteCount` bytes that `fill` writes, as the encoding of a value of type `T`
+    /// (as ``storeEncoded(_:as:forKey:expiry:)``), written once into the buffer the tiers are
+    /// given: a large value (a file read straight into it) is in memory once, not twice.
+    ///
+    /// ```swift
+    /// try await hoard.storeEncoded(byteCount: size, as: Data.self, forKey: "blob") { buffer in
+    ///     try readExactly(descriptor, into: buffer)
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - byteCount: How many bytes `fill` writes, 0 or more.
+    ///   - type: The type the bytes are recorded as (its ``Cachable/cacheTypeIdentifier``).
+    ///   - key: Any string; it never becomes a path.
+    ///   - expiry: When the value stops being returned; `nil` means the configuration's
+    ///     ``Configuration/defaultExpiry``.
+    ///   - fill: Writes the value's bytes into the buffer it is given, all `byteCount` of them.
+    /// - Throws: What `fill` throws (nothing is stored then); ``HoardError/invalidValue(_:)`` for a
+    ///   negative `byteCount` or an expiry that is not finite; ``HoardError/tier(_:underlying:)``.
+    /// - Complexity: O(n) in `byteCount`.
+    public func storeEncoded<T: Cachable>(
+        byteCount: Int, as type: T.Type, forKey key: String, expiry: Expiry? = nil,
+        filling fill: (UnsafeMutableRawBufferPointer) throws -> Void
+    ) async throws {
+        guard byteCount >= 0 else {
+            throw HoardError.invalidValue(
+                InvalidValueError(field: "Hoard.storeEncoded(byteCount:as:forKey:expiry:filling:) byteCount", value: "\(byteCount)", requirement: "0 or more"))
+        }
+        let typeName = Self.typeName(of: T.self)
+        let (framed, payload) = try TypedPayload.wrap(byteCount: byteCount, typeName: typeName, filling: fill)
+        try await writeEncoded(payload, typeName: typeName, candidate: payload, forKey: key, expiry: expiry, framed: framed)
     }
 }

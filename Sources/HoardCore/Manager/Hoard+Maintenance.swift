@@ -51,7 +51,8 @@ extension Hoard {
     ///   bytes that Hoard did not write.
     public func storedBytes(forKey key: String) throws -> (typeIdentifier: String, bytes: Data)? {
         guard let data = try onDisk({ try $0.data(forKey: key) }) else { return nil }
-        guard let (typeName, payload) = TypedPayload.unwrap(data) else {
+        // The read's own buffer, given to no tier: the value shares it rather than being copied.
+        guard let (typeName, payload) = TypedPayload.unwrap(data, sharingStorage: true) else {
             throw HoardError.typeMismatch(key: key, expected: "value stored through Hoard", stored: HoardError.untaggedValue)
         }
         return (typeName, payload)

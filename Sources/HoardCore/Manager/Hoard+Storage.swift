@@ -132,10 +132,11 @@ extension Hoard {
     /// Stores `bytes`, the encoding of a value of type `typeName`, in every byte tier unless the
     /// insertion policy refuses `candidate`; then puts `decoded` (the value and its memory cost) in
     /// memory, or, with none or an entry already expired, drops memory's value for `key`. The one
-    /// write path under ``write(_:forKey:expiry:)`` and ``writeEncoded(_:typeName:candidate:forKey:expiry:)``.
+    /// write path under ``write(_:forKey:expiry:)`` and ``writeEncoded(_:typeName:candidate:forKey:expiry:framed:)``.
+    /// `framed`, when given, is `bytes` already laid out with their type (see ``TypedPayload``).
     func writeBytes(
         _ bytes: Data, typeName: String, candidate: any Cachable, forKey key: String, expiry: Expiry?,
-        decoded: (value: any Sendable, cost: Int)?
+        decoded: (value: any Sendable, cost: Int)?, framed: Data? = nil
     ) async throws(HoardError) -> Written? {
         guard configuration.insertionPolicy.shouldStore(.init(key: key, value: candidate, byteCount: bytes.count))
         else {
@@ -146,7 +147,7 @@ extension Hoard {
         let now = configuration.now()
         let expiresAt = (expiry ?? configuration.defaultExpiry).expirationDate(from: now)
         try await storeInTiers(
-            CacheTierEntry(bytes: TypedPayload.wrap(bytes, typeName: typeName), createdAt: now, expiresAt: expiresAt),
+            CacheTierEntry(bytes: framed ?? TypedPayload.wrap(bytes, typeName: typeName), createdAt: now, expiresAt: expiresAt),
             forKey: key)
         var evicted = 0
         if let decoded, !(expiresAt?.hasExpired(at: now) ?? false) {

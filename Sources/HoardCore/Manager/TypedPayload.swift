@@ -15,6 +15,25 @@ enum TypedPayload {
         return data
     }
 
+    /// The layout above for a value of `byteCount` bytes that `fill` writes in place: the bytes
+    /// are written once, into the buffer the tiers are given (no copy of a large value), and the
+    /// value is a slice of it sharing its storage.
+    ///
+    /// - Throws: What `fill` throws.
+    static func wrap(
+        byteCount: Int, typeName: String, filling fill: (UnsafeMutableRawBufferPointer) throws -> Void
+    ) rethrows -> (framed: Data, payload: Data) {
+        let name = Array(typeName.utf8.prefix(Int(UInt16.max)))
+        var data = Data(count: 2 + name.count + byteCount)
+        try data.withUnsafeMutableBytes { buffer in
+            buffer[0] = UInt8(name.count >> 8)
+            buffer[1] = UInt8(name.count & 0xFF)
+            name.withUnsafeBytes { buffer.baseAddress!.advanced(by: 2).copyMemory(from: $0.baseAddress!, byteCount: name.count) }
+            try fill(UnsafeMutableRawBufferPointer(rebasing: buffer[(2 + name.count)...]))
+        }
+        return (data, data[(data.startIndex + 2 + name.count)...])
+    }
+
     /// The type name and the value's bytes, or `nil` when `data` is not laid out as above.
     ///
     /// With `sharingStorage`, a payload of `Data.shortestSharedByteCount` bytes or more shares
