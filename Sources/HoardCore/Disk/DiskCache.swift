@@ -103,7 +103,9 @@ public final class DiskCache: Sendable {
     ///
     /// The entry appears atomically: readers see the previous value or this one. An expiry that
     /// has already passed stores nothing and removes the previous value. After the write the
-    /// running size total is updated, which may trigger a trim (or wait for another thread's).
+    /// running size total is updated; over the limit, the store removes least recently used
+    /// entries itself (at most 1,024, in short batches) and leaves the rest of the trim to the
+    /// cache's maintenance queue.
     ///
     /// ```swift
     /// try cache.store(jpegBytes, forKey: "https://example.com/a.jpg", expiry: .seconds(86_400))
@@ -119,7 +121,7 @@ public final class DiskCache: Sendable {
     ///   ``DiskCacheError/keyTooLong(byteCount:maximum:)``; ``DiskCacheError/invalidValue(_:)``
     ///   for an expiry that is not finite.
     /// - Complexity: O(n) in the size of `data` (one checksum pass and one write) plus O(log m) for
-    ///   the index row among m entries; a trim, when due, is O(m log m).
+    ///   the index row among m entries; over the limit, at most 1,024 removals more.
     public func store(_ data: Data, forKey key: String, expiry: Expiry = .never) throws {
         do {
             try expiry.validate("DiskCache.store(_:forKey:expiry:) expiry")

@@ -204,9 +204,9 @@ struct KilledWorkerTortureTests {
 
     @Test("Workers killed at random under a 16 MiB limit: nothing wrong, the folder bounded", .timeLimit(.minutes(20)))
     func boundedAndRight() throws {
-        // At scale, a limit below the prefilled entries: the first writes trim a few hundred
-        // thousand of them while the workers run.
-        let limit = Torture.isScale ? 512 << 20 : 16 << 20
+        // At scale, a limit just above the prefilled entries (about 760 MB on disk): the workers'
+        // values (up to 2 MiB, 24 keys each) push the folder over it, and trims run at scale.
+        let limit = Torture.isScale ? 800 << 20 : 16 << 20
         let figures = try Self.run(sizeLimit: limit, kills: Torture.workerKills / 2)
         let slack = DiskCache.Configuration(sizeLimit: limit).slackByteCount
         // In flight: each worker's record being written, and the temporary file a killed one left
@@ -264,7 +264,8 @@ struct KilledWorkerTortureTests {
         }
         var figures = Figures()
         for _ in 0..<kills {
-            usleep(UInt32.random(in: 20_000...150_000))
+            // At scale a worker's first store costs more (its process opens a bigger index).
+            usleep(Torture.isScale ? UInt32.random(in: 100_000...400_000) : UInt32.random(in: 20_000...150_000))
             let victim = Int.random(in: 0..<workerCount)
             kill(workers[victim].processIdentifier, SIGKILL)
             workers[victim].waitUntilExit()
