@@ -45,7 +45,9 @@ struct DiskCacheTrimTests {
         let expected = ["k0", "k1", "kx"] + (5...9).map { "k\($0)" }
         #expect(Set(try fixture.cache.keys()) == Set(expected))
         #expect(try fixture.cache.totalSize == 8 * Self.entryFileSize)
-        #expect(fixture.log.lines(containing: "Trimmed disk cache").count == 1)
+        // The writer's removal, and maybe the queue's trim a store before it scheduled: three in all.
+        let removed = fixture.log.lines(containing: "Trimmed disk cache").compactMap { $0.metadata["removed"].flatMap { Int("\($0)") } }
+        #expect(removed.reduce(0, +) == 3, "\(removed)")
     }
 
     @Test("A read marks the entry used at most once per recencyUpdateInterval")

@@ -13,9 +13,24 @@ struct UsageTable {
         let select = try connection.statement(Self.currentSQL)
         defer { select.reset() }
         guard try select.step() else { return DiskUsage() }
-        return Self.usage(select, from: 0)
+        return try withPages(Self.usage(select, from: 0))
     }
     private static let currentSQL = SQL("SELECT \(usageColumns) FROM usage WHERE id = 1")
+
+    /// `usage` with the database's page counts, read by their own prepared statements (a
+    /// `pragma_page_count` in a query prepares a statement each time it runs: 4 µs each).
+    private func withPages(_ usage: DiskUsage) throws -> DiskUsage {
+        var usage = usage
+        let pages = try connection.statement(Self.pageCountSQL)
+        defer { pages.reset() }
+        usage.indexPageCount = try pages.step() ? pages.int(0) : 0
+        let free = try connection.statement(Self.freePageCountSQL)
+        defer { free.reset() }
+        usage.freeIndexPageCount = try free.step() ? free.int(0) : 0
+        return usage
+    }
+    private static let pageCountSQL = SQL("PRAGMA page_count")
+    private static let freePageCountSQL = SQL("PRAGMA freelist_count")
 
     /// The totals now (as ``current()``) and the row of `hash` without its record (as
     /// ``EntryTable/row(_:)``), read by one statement: what a store reads before it writes, one
@@ -29,22 +44,24 @@ struct UsageTable {
             select.reset()
             return (try current(), try EntryTable(connection: connection).row(hash))
         }
-        return (Self.usage(select, from: 3), select.isNull(0) ? nil : IndexRow(hash: hash, select))
+        let row = select.isNull(0) ? nil : IndexRow(hash: hash, select)
+        let usage = Self.usage(select, from: 3)
+        select.reset()
+        return (try withPages(usage), row)
     }
     private static let currentWithRowSQL = SQL(
         "SELECT \(IndexRow.columnsBesideHash), \(usageColumns) FROM usage LEFT JOIN entries ON hash = ?1 WHERE id = 1")
 
     /// The columns ``usage(_:from:)`` reads, from the `usage` row and beside it.
     private static let usageColumns =
-        "bytes, usage.count, inline, (SELECT total(length) FROM segments), (SELECT total(live) FROM segments), "
-        + "(SELECT page_count FROM pragma_page_count), (SELECT freelist_count FROM pragma_freelist_count)"
+        "bytes, usage.count, inline, (SELECT total(length) FROM segments), (SELECT total(live) FROM segments)"
 
+    /// The totals in `select`'s columns from `first` on, without the page counts.
     private static func usage(_ select: SQLiteStatement, from first: Int32) -> DiskUsage {
         DiskUsage(
             fileBytes: select.byteCount(first), segmentFileBytes: select.byteCount(first + 3),
             liveSegmentBytes: select.byteCount(first + 4), inlineBytes: select.byteCount(first + 2),
-            entryCount: select.byteCount(first + 1), indexPageCount: select.byteCount(first + 5),
-            freeIndexPageCount: select.byteCount(first + 6))
+            entryCount: select.byteCount(first + 1))
     }
 
     /// Adds `delta` to the count of the bytes in entry files: what a damaged total looks like,

@@ -97,8 +97,8 @@ final class Maintenance: Sendable {
     /// trims when due: over the limit, the writer removes least recently used entries down to the
     /// low-water mark itself, at most ``writerRowCount`` (so that writers cannot outrun the trim);
     /// the rest of the trim (more removals, giving dead space back), like a rescan that is due,
-    /// runs on this cache's maintenance queue. All of it runs in batches that release the write
-    /// lock between them.
+    /// runs on this cache's maintenance queue, unless dead space passes half the slack: then the
+    /// writer gives it back. All of it runs in batches that release the write lock between them.
     func noteWrite(usage: DiskUsage) {
         let landed = configuration.now()
         let limit = configuration.sizeLimit
@@ -120,6 +120,20 @@ final class Maintenance: Sendable {
             } catch {
                 configuration.logger.warning(
                     "Automatic disk cache trim failed", metadata: ["error": .string(String(describing: error))])
+            }
+        }
+        if usage.counted > limit + configuration.slackByteCount / 2 {
+            // Dead space the queue has not given back yet, half the slack past the limit: the
+            // writer gives it back itself, so that the folder stays within the limit and the slack
+            // however far behind the queue is.
+            do {
+                try reclaimSpace(sealingNewest: true, anyDeadBytes: false)
+                if try currentUsage().counted > limit + configuration.slackByteCount / 2 {
+                    try reclaimSpace(sealingNewest: true, anyDeadBytes: true)
+                }
+            } catch {
+                configuration.logger.warning(
+                    "Automatic disk cache compaction failed", metadata: ["error": .string(String(describing: error))])
             }
         }
         scheduleTrim(afterWriteAt: landed)
