@@ -214,9 +214,14 @@ final class DiskIndex: Sendable {
     /// no system lock; a writer ends it, so that the checkpoint after its commit can copy every
     /// commit into the database file.
     ///
-    /// - Parameter writing: Whether `body` may write.
+    /// - Parameters:
+    ///   - writing: Whether `body` may write.
+    ///   - waiting: Whether a write may wait to cut the log back (see ``cutBackLog(on:)``); not
+    ///     for what a read writes, which never waits.
     /// - Throws: What `body` throws; ``SQLiteError`` when no connection can be opened.
-    func withConnection<Result>(writing: Bool, _ body: (SQLiteConnection) throws -> Result) throws -> Result {
+    func withConnection<Result>(
+        writing: Bool, waiting: Bool = true, _ body: (SQLiteConnection) throws -> Result
+    ) throws -> Result {
         let connection = try checkOut()
         defer { checkIn(connection) }
         guard writing else {
@@ -224,6 +229,7 @@ final class DiskIndex: Sendable {
             return try body(connection)
         }
         readHold.endForWrite()
+        guard waiting else { return try body(connection) }  // a read's own write: the next writer cuts the log back
         cutBackLog(on: connection)  // when the last writer could not
         let result = try body(connection)
         cutBackLog(on: connection)
@@ -302,13 +308,17 @@ final class DiskIndex: Sendable {
     /// ``setRepair(_:)`` closure, one rebuild at a time in a process) and `body` runs once more,
     /// on the new one.
     ///
-    /// - Parameter writing: Whether `body` writes: SQLite failures become
-    ///   ``DiskCacheError/writeFailed(path:call:errno:)`` rather than `readFailed`.
+    /// - Parameters:
+    ///   - writing: Whether `body` writes: SQLite failures become
+    ///     ``DiskCacheError/writeFailed(path:call:errno:)`` rather than `readFailed`.
+    ///   - waiting: As for ``withConnection(writing:waiting:_:)``.
     /// - Throws: ``DiskCacheError`` for SQLite failures, and what `body` throws.
-    func withDatabase<Result>(writing: Bool, _ body: (SQLiteConnection) throws -> Result) throws -> Result {
+    func withDatabase<Result>(
+        writing: Bool, waiting: Bool = true, _ body: (SQLiteConnection) throws -> Result
+    ) throws -> Result {
         var identity: SQLiteConnection.FileIdentity?
         do {
-            return try withConnection(writing: writing) { connection in
+            return try withConnection(writing: writing, waiting: waiting) { connection in
                 identity = connection.fileIdentity
                 return try body(connection)
             }
@@ -317,7 +327,7 @@ final class DiskIndex: Sendable {
             guard let repair = repair.withLock({ $0 }) else { throw self.error(for: error, writing: writing) }
             try repair(error, identity)
             do {
-                return try withConnection(writing: writing, body)
+                return try withConnection(writing: writing, waiting: waiting, body)
             } catch let error as SQLiteError {
                 throw self.error(for: error, writing: writing)
             }
@@ -345,7 +355,7 @@ final class DiskIndex: Sendable {
     /// Runs `body` on a connection that does not wait for another writer; `nil` when one holds the
     /// lock (or the index fails): what a read does to the index, best effort.
     func withDatabaseWithoutWaiting<Result>(_ body: (SQLiteConnection) throws -> Result) -> Result? {
-        try? withDatabase(writing: true) { connection in try connection.withoutWaiting { try body(connection) } }
+        try? withDatabase(writing: true, waiting: false) { connection in try connection.withoutWaiting { try body(connection) } }
     }
 
     /// The ``DiskCacheError`` for an SQLite failure on the index, naming the database, what failed,
