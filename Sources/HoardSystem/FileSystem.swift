@@ -138,14 +138,13 @@ package enum FileSystem {
     /// `.` or `..`. What a folder a user names is opened as, once, so that the cache's own checks
     /// against links apply inside it and not to the way there.
     package static func resolvedPath(_ path: String) -> Result<String, SystemCallError> {
-        var resolved: UnsafeMutablePointer<CChar>?
+        var resolved = ""
         return syscall("realpath") { () -> Int32 in
-            resolved = path.withCString { realpath($0, nil) }
-            return resolved == nil ? -1 : 0
-        }.map { _ in
-            defer { free(resolved) }
-            return String(cString: resolved!)
-        }
+            guard let pointer = path.withCString({ realpath($0, nil) }) else { return -1 }
+            defer { free(pointer) }
+            resolved = String(cString: pointer)
+            return 0
+        }.map { _ in resolved }
     }
 
     /// `futimens(2)`: sets both the access and the modification time to `date`.

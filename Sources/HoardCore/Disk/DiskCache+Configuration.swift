@@ -130,8 +130,8 @@ extension DiskCache {
         /// limit and 64 KiB, the file `space-reserve`). Records being written at that moment come
         /// on top.
         public var slackByteCount: Int {
-            let logLimit = DiskIndex.logByteLimit(forSizeLimit: sizeLimit)
-            return 2 * logLimit + DiskIndex.sharedMemoryByteCount + DiskUsage.indexAllowance
+            let logLimit = IndexLog.byteLimit(forSizeLimit: sizeLimit)
+            return 2 * logLimit + IndexLog.sharedMemoryByteCount + DiskUsage.indexAllowance
                 + SpaceReserve.byteCount(forLogByteLimit: logLimit)
         }
 

@@ -24,14 +24,13 @@ enum TypedPayload {
         byteCount: Int, typeName: String, filling fill: (UnsafeMutableRawBufferPointer) throws -> Void
     ) rethrows -> (framed: Data, payload: Data) {
         let name = Array(typeName.utf8.prefix(Int(UInt16.max)))
-        var data = Data(count: 2 + name.count + byteCount)
+        let tag = [UInt8(name.count >> 8), UInt8(name.count & 0xFF)] + name
+        var data = Data(count: tag.count + byteCount)
         try data.withUnsafeMutableBytes { buffer in
-            buffer[0] = UInt8(name.count >> 8)
-            buffer[1] = UInt8(name.count & 0xFF)
-            name.withUnsafeBytes { buffer.baseAddress!.advanced(by: 2).copyMemory(from: $0.baseAddress!, byteCount: name.count) }
-            try fill(UnsafeMutableRawBufferPointer(rebasing: buffer[(2 + name.count)...]))
+            UnsafeMutableRawBufferPointer(rebasing: buffer[..<tag.count]).copyBytes(from: tag)
+            try fill(UnsafeMutableRawBufferPointer(rebasing: buffer[tag.count...]))
         }
-        return (data, data[(data.startIndex + 2 + name.count)...])
+        return (data, data[(data.startIndex + tag.count)...])
     }
 
     /// The type name and the value's bytes, or `nil` when `data` is not laid out as above.

@@ -2,6 +2,14 @@
 struct DatabaseFile {
     let connection: SQLiteConnection
 
+    /// How many pages the database has, free ones included (in this connection's snapshot).
+    func pageCount() throws -> Int {
+        let count = try connection.statement(Self.pageCountSQL)
+        defer { count.reset() }
+        return try count.step() ? count.int(0) : 0
+    }
+    private static let pageCountSQL = SQL("PRAGMA page_count")
+
     /// How many pages of the database file are free (left by removed rows).
     func freePageCount() throws -> Int {
         let count = try connection.statement(Self.freePageCountSQL)

@@ -50,8 +50,8 @@ final class DiskIndex: Sendable {
 
     /// The database's path.
     let path: String
-    /// The write-ahead log's size limit for this cache (see ``logByteLimit(forSizeLimit:)``).
-    let logLimit: Int
+    /// The write-ahead log: its limit, and the cut-back writers run (see ``IndexLog``).
+    let log: IndexLog
     /// How long a connection waits for another's write before failing with `SQLITE_BUSY`.
     let busyTimeoutMilliseconds: Int32
     /// The cache folder's path.
@@ -72,27 +72,6 @@ final class DiskIndex: Sendable {
     /// How long ``readHold`` stays open after it begins. Long enough to span thousands of
     /// lookups, short enough that the commits it keeps from a checkpoint stay few.
     static let readHoldDuration: Duration = .milliseconds(20)
-    /// The size of the log's index, `index.sqlite-shm`: SQLite's 32 KiB, enough for a log of
-    /// 4,062 pages (16 MiB), four times the largest log limit.
-    static let sharedMemoryByteCount = 32 * 1024
-
-    /// The size the write-ahead log is cut back to when it starts over (`journal_size_limit`).
-    static let logByteLimit = 4 * 1024 * 1024
-
-    /// Rows a maintenance transaction (a batch of removals or of moved records) changes at most:
-    /// at about two pages a row, an eighth of the log's limit, from 4 to 256 rows, so that no one
-    /// transaction takes the log far past its limit (see ``cutBackLog(on:)``).
-    var maintenanceBatchRowCount: Int { min(max(logLimit / Self.pageByteCount / 16, 4), 256) }
-
-    /// Free pages one step of a vacuum gives back at most: moving a page writes it, its parent
-    /// and the pointer map, so a sixteenth of the log's limit, from 2 to 256 pages.
-    var vacuumStepPageCount: Int { min(max(logLimit / Self.pageByteCount / 16, 2), 256) }
-
-    /// The write-ahead log's size for a cache of `sizeLimit` bytes: a sixteenth of it, from 64 KiB
-    /// to ``logByteLimit``. Part of ``DiskCache/Configuration/slackByteCount``.
-    static func logByteLimit(forSizeLimit sizeLimit: Int) -> Int {
-        min(max(sizeLimit / 16, 64 * 1024), logByteLimit)
-    }
 
     private struct Pool {
         var idle: [SQLiteConnection] = []
@@ -105,13 +84,16 @@ final class DiskIndex: Sendable {
     ///
     /// - Parameters:
     ///   - sizeLimit: The cache's limit, which sets the write-ahead log's (see
-    ///     ``logByteLimit(forSizeLimit:)``).
+    ///     ``IndexLog/byteLimit(forSizeLimit:)``).
     ///   - writeLockTimeout: How long a connection waits for another's write, in seconds.
     init(rootPath: String, sizeLimit: Int = 256 << 20, writeLockTimeout: Double = 2) {
         self.rootPath = rootPath
         path = rootPath + "/" + Self.fileName
-        logLimit = Self.logByteLimit(forSizeLimit: sizeLimit)
         busyTimeoutMilliseconds = Int32(min(max(writeLockTimeout * 1000, 0), 3_600_000))
+        log = IndexLog(
+            path: path + "-wal", byteLimit: IndexLog.byteLimit(forSizeLimit: sizeLimit),
+            busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+        let logLimit = log.byteLimit
         // A log that started over as it should stays near the limit: one checkpoint's worth of
         // commits past it at most. Half as much again is a log that could not start over.
         readHold = ReadLockHold(
@@ -152,57 +134,7 @@ final class DiskIndex: Sendable {
             }
             return try connection.writeTransaction {
                 // Another process may have done it meanwhile: the version is read again under the lock.
-                switch try IndexSchema.version(on: connection) {
-                case 0:
-                    try connection.execute(
-                        """
-                        CREATE TABLE entries (
-                            hash BLOB NOT NULL PRIMARY KEY,
-                            key TEXT NOT NULL,
-                            size INTEGER NOT NULL,
-                            created REAL NOT NULL,
-                            expires REAL,
-                            used REAL NOT NULL,
-                            record BLOB,
-                            segment INTEGER,
-                            offset INTEGER
-                        );
-                        \(IndexSchema.segmentsTable)
-                        \(IndexSchema.usageTable)
-                        \(IndexSchema.runningTotals)
-                        PRAGMA user_version = \(Self.schemaVersion);
-                        """)
-                    try IndexSchema.seedSegmentIdentifiers(on: connection, rootPath: rootPath)
-                    return true
-                case 1:
-                    try connection.execute(
-                        """
-                        ALTER TABLE entries ADD COLUMN segment INTEGER;
-                        ALTER TABLE entries ADD COLUMN offset INTEGER;
-                        \(IndexSchema.segmentsTable)
-                        \(IndexSchema.usageTable)
-                        \(IndexSchema.dropUseIndex)
-                        \(IndexSchema.runningTotals)
-                        PRAGMA user_version = \(Self.schemaVersion);
-                        """)
-                    try IndexSchema.seedSegmentIdentifiers(on: connection, rootPath: rootPath)
-                    return false
-                case 2:
-                    try connection.execute(
-                        """
-                        \(IndexSchema.usageTable)
-                        \(IndexSchema.dropUseIndex)
-                        \(IndexSchema.runningTotals)
-                        PRAGMA user_version = \(Self.schemaVersion);
-                        """)
-                    return false
-                case 3, 4:
-                    try connection.execute(
-                        "\(IndexSchema.dropUseIndex) \(IndexSchema.runningTotals) PRAGMA user_version = \(Self.schemaVersion);")
-                    return false
-                default:
-                    return false
-                }
+                try IndexSchema.bringUpToDate(on: connection, rootPath: rootPath)
             }
         }
     }
@@ -216,7 +148,7 @@ final class DiskIndex: Sendable {
     ///
     /// - Parameters:
     ///   - writing: Whether `body` may write.
-    ///   - waiting: Whether a write may wait to cut the log back (see ``cutBackLog(on:)``); not
+    ///   - waiting: Whether a write may wait to cut the log back (see ``IndexLog/cutBack(on:)``); not
     ///     for what a read writes, which never waits.
     /// - Throws: What `body` throws; ``SQLiteError`` when no connection can be opened.
     func withConnection<Result>(
@@ -230,27 +162,10 @@ final class DiskIndex: Sendable {
         }
         readHold.endForWrite()
         guard waiting else { return try body(connection) }  // a read's own write: the next writer cuts the log back
-        cutBackLog(on: connection)  // when the last writer could not
+        log.cutBack(on: connection)  // when the last writer could not
         let result = try body(connection)
-        cutBackLog(on: connection)
+        log.cutBack(on: connection)
         return result
-    }
-
-    /// Before and after a write: when the log has grown past its limit (readers in this or another
-    /// process kept every checkpoint from starting it over), copies it into the database and cuts
-    /// it to nothing, trying again while another process's checkpoint is under way (SQLite does not
-    /// wait for one) for at most the busy timeout. Every writer in every process does so, which
-    /// keeps the log within its limit and a transaction or two, inside the share of
-    /// ``DiskCache/Configuration/slackByteCount`` it has. One that cannot (readers stayed, or the
-    /// disk is full) leaves it to the next write.
-    private func cutBackLog(on connection: SQLiteConnection) {
-        let deadline = MonotonicInstant.now.advanced(by: .milliseconds(Int(busyTimeoutMilliseconds)))
-        while case .success(let log) = FileSystem.linkStatus(path + "-wal"), log.byteCount > logLimit {
-            guard (try? DatabaseFile(connection: connection).checkpoint(truncating: true)) == false,
-                MonotonicInstant.now < deadline
-            else { return }
-            usleep(1_000)
-        }
     }
 
     /// Counts a read for ``readHold``, which opens unless it is open.
@@ -417,9 +332,9 @@ final class DiskIndex: Sendable {
         // write-ahead log is checkpointed at half its limit, and cut back to it after each
         // checkpoint that empties it. Recursive triggers: a row replaced by `INSERT OR REPLACE`
         // leaves the running totals through its deletion's trigger (see `IndexSchema.runningTotals`).
-        let checkpointPages = max(logLimit / Self.pageByteCount / 2, 16)
+        let checkpointPages = max(log.byteLimit / Self.pageByteCount / 2, 16)
         try connection.execute(
-            "PRAGMA synchronous = OFF; PRAGMA recursive_triggers = ON; PRAGMA mmap_size = 0; PRAGMA cache_size = -16384; PRAGMA journal_size_limit = \(logLimit); "
+            "PRAGMA synchronous = OFF; PRAGMA recursive_triggers = ON; PRAGMA mmap_size = 0; PRAGMA cache_size = -16384; PRAGMA journal_size_limit = \(log.byteLimit); "
                 + "PRAGMA wal_autocheckpoint = \(checkpointPages)")
         return connection
     }

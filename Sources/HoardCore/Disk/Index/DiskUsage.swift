@@ -49,8 +49,11 @@ struct DiskUsage: Sendable, Hashable {
         max(0, max(pages, 0) * DiskIndex.pageByteCount - indexAllowance)
     }
 
-    /// The sum of counts each held to 0 through 2⁴⁸ (a damaged total cannot overflow it).
-    private static func sum(_ counts: Int...) -> Int {
-        counts.reduce(0) { $0 + min(max($1, 0), SQLiteStatement.maximumByteCount) }
+    /// The sum of three counts each held to 0 through 2⁴⁸ (a damaged total cannot overflow it);
+    /// not variadic, since a store computes it and an array would be allocated each time.
+    private static func sum(_ first: Int, _ second: Int, _ third: Int) -> Int {
+        held(first) + held(second) + held(third)
     }
+
+    private static func held(_ count: Int) -> Int { min(max(count, 0), SQLiteStatement.maximumByteCount) }
 }

@@ -5,8 +5,8 @@ import HoardSystem
 /// The index's tables and the steps that make or check them, for ``DiskIndex/prepare()``: what
 /// the schema is, apart from the connections that use it.
 enum IndexSchema {
-    /// The shared count of the bytes in entry files (see ``UsageTable``), one row, kept by every
-    /// store and removal of one; made with what the table says at the time (schema 3 and 4).
+    /// The `usage` row (schema 3 on): the bytes of entry files, set from the rows, with the
+    /// other running totals, by ``runningTotals``.
     static let usageTable = """
         CREATE TABLE IF NOT EXISTS usage (id INTEGER PRIMARY KEY CHECK (id = 1), bytes INTEGER NOT NULL);
         INSERT OR REPLACE INTO usage (id, bytes) VALUES (1, 0);
@@ -84,6 +84,64 @@ enum IndexSchema {
     private static func heldSize(_ row: String) -> String {
         "(CASE WHEN typeof(\(row).size) = 'integer' AND \(row).size BETWEEN 0 AND \(SQLiteStatement.maximumByteCount) "
             + "THEN \(row).size ELSE 0 END)"
+    }
+
+    /// Makes the tables of a new database, or brings one of an earlier schema to this one (see
+    /// ``DiskIndex/schemaVersion``), by the version it records. Call in a write transaction.
+    ///
+    /// - Returns: Whether the schema was created (the database was new or empty).
+    static func bringUpToDate(on connection: SQLiteConnection, rootPath: String) throws -> Bool {
+        switch try version(on: connection) {
+        case 0:
+            try connection.execute(
+                """
+                CREATE TABLE entries (
+                    hash BLOB NOT NULL PRIMARY KEY,
+                    key TEXT NOT NULL,
+                    size INTEGER NOT NULL,
+                    created REAL NOT NULL,
+                    expires REAL,
+                    used REAL NOT NULL,
+                    record BLOB,
+                    segment INTEGER,
+                    offset INTEGER
+                );
+                \(segmentsTable)
+                \(usageTable)
+                \(runningTotals)
+                PRAGMA user_version = \(DiskIndex.schemaVersion);
+                """)
+            try seedSegmentIdentifiers(on: connection, rootPath: rootPath)
+            return true
+        case 1:
+            try connection.execute(
+                """
+                ALTER TABLE entries ADD COLUMN segment INTEGER;
+                ALTER TABLE entries ADD COLUMN offset INTEGER;
+                \(segmentsTable)
+                \(usageTable)
+                \(dropUseIndex)
+                \(runningTotals)
+                PRAGMA user_version = \(DiskIndex.schemaVersion);
+                """)
+            try seedSegmentIdentifiers(on: connection, rootPath: rootPath)
+            return false
+        case 2:
+            try connection.execute(
+                """
+                \(usageTable)
+                \(dropUseIndex)
+                \(runningTotals)
+                PRAGMA user_version = \(DiskIndex.schemaVersion);
+                """)
+            return false
+        case 3, 4:
+            try connection.execute(
+                "\(dropUseIndex) \(runningTotals) PRAGMA user_version = \(DiskIndex.schemaVersion);")
+            return false
+        default:
+            return false
+        }
     }
 
     /// Drops the index on the last-use date that schemas 1 to 3 kept: from schema 4 the rows' order

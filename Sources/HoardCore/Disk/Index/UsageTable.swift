@@ -21,16 +21,11 @@ struct UsageTable {
     /// `pragma_page_count` in a query prepares a statement each time it runs: 4 µs each).
     private func withPages(_ usage: DiskUsage) throws -> DiskUsage {
         var usage = usage
-        let pages = try connection.statement(Self.pageCountSQL)
-        defer { pages.reset() }
-        usage.indexPageCount = try pages.step() ? pages.int(0) : 0
-        let free = try connection.statement(Self.freePageCountSQL)
-        defer { free.reset() }
-        usage.freeIndexPageCount = try free.step() ? free.int(0) : 0
+        let database = DatabaseFile(connection: connection)
+        usage.indexPageCount = try database.pageCount()
+        usage.freeIndexPageCount = try database.freePageCount()
         return usage
     }
-    private static let pageCountSQL = SQL("PRAGMA page_count")
-    private static let freePageCountSQL = SQL("PRAGMA freelist_count")
 
     /// The totals now (as ``current()``) and the row of `hash` without its record (as
     /// ``EntryTable/row(_:)``), read by one statement: what a store reads before it writes, one

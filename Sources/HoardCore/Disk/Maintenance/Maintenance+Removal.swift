@@ -31,11 +31,11 @@ extension Maintenance {
     }
 
     /// Deletes `rows` (with `onlyIfUnused`, only those not used or replaced since they were read)
-    /// with their files, in transactions of ``DiskIndex/maintenanceBatchRowCount`` rows; returns
+    /// with their files, in transactions of ``IndexLog/maintenanceBatchRowCount`` rows; returns
     /// the rows deleted.
     func deleteRows(_ rows: [IndexRow], onlyIfUnused: Bool) throws -> [IndexRow] {
         var deleted: [IndexRow] = []
-        let batchRowCount = index.maintenanceBatchRowCount
+        let batchRowCount = index.log.maintenanceBatchRowCount
         for start in stride(from: 0, to: rows.count, by: batchRowCount) {
             let batch = rows[start..<min(start + batchRowCount, rows.count)]
             deleted += try index.withDatabaseForCleanup { connection in
@@ -80,7 +80,7 @@ extension Maintenance {
             picked.append((row.hash, entry.header.key, row.lastUsed))
         }
         var removed: [String] = []
-        let batchRowCount = index.maintenanceBatchRowCount
+        let batchRowCount = index.log.maintenanceBatchRowCount
         for start in stride(from: 0, to: picked.count, by: batchRowCount) {
             let batch = picked[start..<min(start + batchRowCount, picked.count)]
             removed += try index.withDatabaseForCleanup { connection in

@@ -43,15 +43,15 @@ final class Maintenance: Sendable {
     }
 
     /// Rows a trim reads and removes per round at most: a round is a read of that many rows in
-    /// order of use and their deletion in batches of ``DiskIndex/maintenanceBatchRowCount``.
+    /// order of use and their deletion in batches of ``IndexLog/maintenanceBatchRowCount``.
     static let trimRoundRowCount = 4_096
 
     /// Rows a writer that finds the cache over its limit removes at most itself, in batches of
-    /// ``DiskIndex/maintenanceBatchRowCount``; the rest of the trim runs on the cache's queue.
+    /// ``IndexLog/maintenanceBatchRowCount``; the rest of the trim runs on the cache's queue.
     static let writerRowCount = 1_024
 
     /// Gives the index database's free pages (left by removed records) back to the file system,
-    /// a step of ``DiskIndex/vacuumStepPageCount`` pages at a time.
+    /// a step of ``IndexLog/vacuumStepPageCount`` pages at a time.
     ///
     /// Each step is one short write transaction (`PRAGMA incremental_vacuum`): readers, in WAL
     /// mode, are never blocked by it, and a writer waits at most one step. A process killed during
@@ -68,8 +68,8 @@ final class Maintenance: Sendable {
                 let database = DatabaseFile(connection: connection)
                 let free = try database.freePageCount()
                 guard free > 0 else { return 0 }
-                try database.vacuum(pages: index.vacuumStepPageCount)
-                return min(free, index.vacuumStepPageCount)
+                try database.vacuum(pages: index.log.vacuumStepPageCount)
+                return min(free, index.log.vacuumStepPageCount)
             }
             guard step > 0 else { break }
             reclaimed += step
@@ -269,7 +269,7 @@ final class Maintenance: Sendable {
         } else {
             // Also within the limit: replaced records leave space behind in segments.
             try segments.compact()
-            if usage.freeIndexPageCount >= index.vacuumStepPageCount { try reclaimFreePages() }
+            if usage.freeIndexPageCount >= index.log.vacuumStepPageCount { try reclaimFreePages() }
         }
         try files.removeAbandonedTemporaryFiles(now: now)
         index.reserve.make()  // when a clean-up on a full disk took it and there is room again

@@ -18,7 +18,7 @@ struct SegmentCompaction {
     /// Gives back the space that removed and replaced records leave in segment files.
     ///
     /// A segment that no row names is removed. A segment other than the newest whose live records
-    /// fill half of it or less has them copied to the newest segment, ``DiskIndex/maintenanceBatchRowCount``
+    /// fill half of it or less has them copied to the newest segment, ``IndexLog/maintenanceBatchRowCount``
     /// records or ``compactionBatchByteCount`` bytes at a time, each batch one write transaction that appends the copies and points the rows at
     /// them; then the segment is removed. Readers are never blocked: one that looked a record up
     /// at its old place reads it there through a handle it has open, or looks it up again. A
@@ -72,7 +72,7 @@ struct SegmentCompaction {
             let (count, damaged) = try store.index.withDatabase(writing: true) { connection in
                 try connection.writeTransaction { () -> (Int, [(hash: [UInt8], reason: String)]) in
                     let entries = EntryTable(connection: connection)
-                    let rows = try entries.rows(inSegment: id, limit: store.index.maintenanceBatchRowCount)
+                    let rows = try entries.rows(inSegment: id, limit: store.index.log.maintenanceBatchRowCount)
                     var damaged: [(hash: [UInt8], reason: String)] = []
                     var batchBytes = 0
                     for row in rows where batchBytes < Self.compactionBatchByteCount {

@@ -28,7 +28,7 @@ struct LogCutBackTests {
                     try $0.execute("INSERT INTO segments (length) VALUES (\(number))")
                 }
             }
-            #expect(logSize() > index.logLimit)
+            #expect(logSize() > index.log.byteLimit)
             // What a read writes (its recency mark) does not wait for the reader to go.
             let start = ContinuousClock.now
             let marked = index.withDatabaseWithoutWaiting { try $0.execute("UPDATE usage SET bytes = bytes WHERE id = 1") }
@@ -37,6 +37,6 @@ struct LogCutBackTests {
         }
         // The reader gone, the next writer cuts the log back.
         try index.withConnection(writing: true) { try $0.execute("INSERT INTO segments (length) VALUES (1)") }
-        #expect(logSize() <= index.logLimit)
+        #expect(logSize() <= index.log.byteLimit)
     }
 }
