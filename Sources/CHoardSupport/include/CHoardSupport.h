@@ -30,6 +30,19 @@ int hoard_record_unlock(int descriptor, uint64_t offset);
 /// Whether another open file holds a lock on the byte at `offset`: 1, 0, or -1 on error (errno).
 int hoard_record_is_locked(int descriptor, uint64_t offset);
 
+// MARK: - Waiting for SQLite's locks
+
+/// What `hoard_busy_wait` keeps for one SQLite connection: how long a wait may last, and when the
+/// current one began (CLOCK_MONOTONIC, nanoseconds).
+typedef struct {
+    int32_t timeout_milliseconds;
+    int64_t started;
+} hoard_busy_wait_state;
+/// An SQLite busy handler (`sqlite3_busy_handler`, with a `hoard_busy_wait_state *` as its
+/// context): sleeps 1 ms and asks to try again until `timeout_milliseconds` have passed since the
+/// wait began (its first call, `count` 0); then 0, and SQLite returns SQLITE_BUSY.
+int hoard_busy_wait(void *context, int count);
+
 // MARK: - Checksums
 
 /// Continues a CRC-32C (Castagnoli, as in iSCSI, ext4 and RocksDB) over `length` bytes. `state` is

@@ -1,4 +1,5 @@
 import CHoardSQLite
+import CHoardSupport
 import HoardSystem
 
 /// One connection to an SQLite database, with its prepared statements kept for reuse.
@@ -16,6 +17,10 @@ final class SQLiteConnection: @unchecked Sendable {
     let generation: Int
     /// How long this connection waits for another's lock, in milliseconds.
     let busyTimeoutMilliseconds: Int32
+    /// What the busy handler reads: the wait allowed now (0 inside ``withoutWaiting(_:)``) and
+    /// when the current wait began. Retrying every millisecond, not SQLite's up to 100 ms, is what
+    /// lets a maintenance batch take the lock between the transactions of a writer in a loop.
+    private let busyWait: UnsafeMutablePointer<hoard_busy_wait_state>
     /// The prepared statements, by their ``SQL/slot``.
     private var statements: [SQLiteStatement?] = []
 
@@ -47,7 +52,9 @@ final class SQLiteConnection: @unchecked Sendable {
             throw error
         }
         sqlite3_extended_result_codes(connection, 1)
-        sqlite3_busy_timeout(connection, busyTimeoutMilliseconds)
+        busyWait = .allocate(capacity: 1)
+        busyWait.initialize(to: hoard_busy_wait_state(timeout_milliseconds: busyTimeoutMilliseconds, started: 0))
+        sqlite3_busy_handler(connection, hoard_busy_wait, busyWait)
         self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
         handle = connection
         self.generation = generation
@@ -61,6 +68,7 @@ final class SQLiteConnection: @unchecked Sendable {
     deinit {
         statements.removeAll()  // finalized before the connection closes
         sqlite3_close_v2(handle)
+        busyWait.deallocate()
     }
 
     /// Runs one or more statements that return nothing (pragmas, schema, `BEGIN`).
@@ -115,8 +123,8 @@ final class SQLiteConnection: @unchecked Sendable {
     /// Runs `body` without waiting for any other connection's lock: what must not wait for a
     /// writer (a read's recency mark, the clean-up a read does) fails at once with `SQLITE_BUSY`.
     func withoutWaiting<Result>(_ body: () throws -> Result) rethrows -> Result {
-        sqlite3_busy_timeout(handle, 0)
-        defer { sqlite3_busy_timeout(handle, busyTimeoutMilliseconds) }
+        busyWait.pointee.timeout_milliseconds = 0
+        defer { busyWait.pointee.timeout_milliseconds = busyTimeoutMilliseconds }
         return try body()
     }
 

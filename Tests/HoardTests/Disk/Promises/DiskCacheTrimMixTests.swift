@@ -104,11 +104,12 @@ struct DiskCacheTrimSharesTests {
         let trimmer = try DiskCache(directory: folder.cacheURL, configuration: .init(sizeLimit: 1 << 20, rescanInterval: 3600))
         let writer = try DiskCache(directory: folder.cacheURL, configuration: .init(sizeLimit: 1 << 30, rescanInterval: 3600))
         let trimming = Lock(true)
+        let trimError = Lock<String?>(nil)
         let finished = DispatchGroup()
         finished.enter()
         Thread.detachNewThread {
             defer { finished.leave() }
-            try? trimmer.trim()
+            do { try trimmer.trim() } catch { trimError.withLock { $0 = "\(error)" } }
             trimming.withLock { $0 = false }
         }
         var stores = 0
@@ -123,6 +124,7 @@ struct DiskCacheTrimSharesTests {
         }
         finished.wait()
         #expect(failures.isEmpty, "\(failures.prefix(3))")
+        #expect(trimError.withLock { $0 } == nil)
         #expect(stores > 10, "the trim was over before the stores could test it")
         #expect(trimmer.estimatedByteCount() <= trimmer.configuration.lowWaterMark + 64 * 1024)
     }
