@@ -1,4 +1,5 @@
 import HoardSystem
+
 /// Runs asynchronous operations one after another per key, in the order they were enqueued, and
 /// operations on different keys concurrently.
 ///
@@ -6,51 +7,76 @@ import HoardSystem
 /// calls made one after the other from one thread are queued in that order, and the second starts
 /// only when the first has finished, whether or not anybody waits for either.
 ///
+/// One task per key runs its operations back to back: the next one starts as soon as the one
+/// before it ends, not behind every task started meanwhile. (A task per operation, awaiting the one
+/// before, went to the back of the executor's queue: a retrieve queued right after its store ran
+/// after hundreds of other stores, and missed a value those stores had pushed out of the cache.)
+///
 /// ```swift
 /// let queue = KeyedSerialQueue()
 /// queue.enqueue(key: "a") { await store() }
 /// queue.enqueue(key: "a") { await retrieve() }  // runs after the store has finished
 /// ```
 final class KeyedSerialQueue: Sendable {
-    private struct Tail {
-        var ticket: UInt64
-        var task: Task<Void, Never>
+    typealias Operation = @Sendable () async -> Void
+
+    /// The operations waiting for a key whose task is running, oldest first.
+    private struct Waiting {
+        private var operations: [Operation] = []
+        private var head = 0
+
+        var isEmpty: Bool { head == operations.count }
+
+        mutating func append(_ operation: @escaping Operation) {
+            operations.append(operation)
+        }
+
+        mutating func removeFirst() -> Operation {
+            defer {
+                head += 1
+                if head == operations.count {
+                    operations.removeAll(keepingCapacity: true)
+                    head = 0
+                }
+            }
+            return operations[head]
+        }
     }
 
-    private struct State {
-        var tails: [ExactString: Tail] = [:]
-        var nextTicket: UInt64 = 0
-    }
-
-    private let state = Lock(State())
+    /// The keys whose task is running, with what waits for each.
+    private let state = Lock([ExactString: Waiting]())
 
     /// The number of keys with an operation queued or running (for tests).
     var pendingKeyCount: Int {
-        state.withLock { $0.tails.count }
+        state.withLock { $0.count }
     }
 
     /// Queues `operation` after every operation already queued for `key`.
     ///
-    /// - Complexity: O(1) amortised; one task per operation.
-    func enqueue(key: String, _ operation: @escaping @Sendable () async -> Void) {
+    /// - Complexity: O(1) amortised; one task per key while it has operations.
+    func enqueue(key: String, _ operation: @escaping Operation) {
         let key = ExactString(key)
-        state.withLock { state in
-            let previous = state.tails[key]?.task
-            let ticket = state.nextTicket
-            state.nextTicket &+= 1
-            let task = Task { [weak self] in
-                await previous?.value
-                await operation()
-                self?.finish(key: key, ticket: ticket)
+        let startsTask = state.withLock { waiting -> Bool in
+            if waiting[key] != nil {
+                waiting[key]?.append(operation)
+                return false
             }
-            state.tails[key] = Tail(ticket: ticket, task: task)
+            waiting[key] = Waiting()
+            return true
         }
-    }
-
-    /// Forgets `key` once its last queued operation has finished.
-    private func finish(key: ExactString, ticket: UInt64) {
-        state.withLock { state in
-            if state.tails[key]?.ticket == ticket { state.tails[key] = nil }
+        guard startsTask else { return }
+        Task {
+            var next: Operation? = operation
+            while let current = next {
+                await current()
+                next = state.withLock { waiting -> Operation? in
+                    guard waiting[key]?.isEmpty == false else {
+                        waiting[key] = nil
+                        return nil
+                    }
+                    return waiting[key]?.removeFirst()
+                }
+            }
         }
     }
 }

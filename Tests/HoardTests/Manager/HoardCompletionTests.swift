@@ -144,6 +144,48 @@ struct HoardCompletionTests {
         #expect(try disk.bytesOnDisk <= limit + disk.configuration.slackByteCount)
     }
 
+    /// Issue 51, item 1, as a library user met it: 2,000 fire-and-forget store→retrieve pairs of
+    /// new keys (one value in seven of 3 MB, the default limits) missed 28–76 of their own fresh
+    /// stores. Two causes: a trim of small records removed everything (see
+    /// `DiskCacheTrimMixTests`), and each retrieve ran behind every store queued after it, 480 MB
+    /// and more of them, which pushed its value out of a 256 MiB cache. Scaled down 16 times, all
+    /// 2,000 pairs in flight at once: a key's retrieve runs right after its store, so none misses.
+    @Test("fire-and-forget pairs of new keys past the disk limit never miss their own store")
+    func storeThenRetrieveNewKeysPastTheLimit() async throws {
+        let limit = 16 << 20
+        let fixture = try HoardFixture {
+            $0.memoryCostLimit = 4 << 20
+            $0.diskSizeLimit = limit
+            $0.now = { Date() }
+        }
+        defer { fixture.folder.remove() }
+        let hoard = fixture.hoard
+        let pairs = 2_000
+        let answers = Answers(expected: pairs)
+        var stored: [Data] = []
+        for index in 0..<pairs {
+            let size = index % 7 == 6 ? 3_000_000 / 16 : 500
+            var value = Data(repeating: UInt8(truncatingIfNeeded: index), count: size)
+            value.replaceSubrange(0..<8, with: withUnsafeBytes(of: UInt64(index)) { Data($0) })
+            stored.append(value)
+            hoard.store(key: "key-\(index)", object: value, completion: nil)
+            hoard.retrieve("key-\(index)") { (data: Data?) in answers.record(index, data) }
+        }
+        let received = await answers.all()
+        let misses = (0..<pairs).filter { received[$0] ?? nil == nil }
+        let wrong = (0..<pairs).filter { received[$0] ?? nil != nil && received[$0] ?? nil != stored[$0] }
+        #expect(stored.reduce(0) { $0 + $1.count } > 3 * limit)
+        #expect(misses.isEmpty, "\(misses.count) misses: \(misses.prefix(10)); \(hoard.statistics)")
+        #expect(wrong.isEmpty, "\(wrong.count) wrong values")
+        // The disk kept the newest entries, down to the low-water mark.
+        let disk = try hoard.disk.get()
+        disk.waitForScheduledTrims()
+        for index in (pairs - 200)..<pairs {
+            #expect(try disk.data(forKey: "key-\(index)") != nil, "key-\(index)")
+        }
+        #expect(try disk.bytesOnDisk <= limit + disk.configuration.slackByteCount)
+    }
+
     @Test("random store / remove / retrieve sequences answer as a sequential model does", arguments: [1, 2, 3])
     func matchesSequentialModel(seed: UInt64) async throws {
         let fixture = try HoardFixture { $0.memoryCountLimit = 8 }
