@@ -176,6 +176,7 @@ extension DiskCache {
     /// - Throws: ``DiskCacheError/readFailed(path:call:errno:)`` when the index cannot be read.
     /// - Complexity: O(m) for m entries, one scan of the index.
     public func entryInfos() throws -> [EntryInfo] {
+        marks.flush()
         let now = configuration.now()
         return try index.withDatabase(writing: false) { try EntryTable(connection: $0).infos(liveAt: now) }
     }

@@ -10,6 +10,7 @@ extension DiskCache {
         let maintenance: Maintenance
         let reader: RecordReader
         let writer: RecordWriter
+        let marks: RecencyMarks
 
         /// Wires the parts of the cache in `rootPath` (a folder ``CacheFolder/prepare(_:logger:)``
         /// accepted); the index is not opened yet.
@@ -23,9 +24,11 @@ extension DiskCache {
             segments = SegmentStore(rootPath: rootPath, index: index, configuration: configuration)
             files = try FileStore(folder: folder, index: index, configuration: configuration)
             reconciler = Reconciler(index: index, segments: segments, files: files, configuration: configuration)
+            marks = RecencyMarks(index: index)
             maintenance = Maintenance(
-                index: index, segments: segments, files: files, reconciler: reconciler, configuration: configuration)
-            reader = RecordReader(index: index, segments: segments, files: files, configuration: configuration)
+                index: index, segments: segments, files: files, reconciler: reconciler, marks: marks,
+                configuration: configuration)
+            reader = RecordReader(index: index, segments: segments, files: files, marks: marks, configuration: configuration)
             writer = RecordWriter(
                 index: index, segments: segments, files: files, inlineEntryLimit: configuration.inlineEntryLimit)
             // The index holds its repair weakly: the parts do not keep each other alive.

@@ -45,6 +45,8 @@ public final class DiskCache: Sendable {
     let reader: RecordReader
     /// Writes records where they belong.
     let writer: RecordWriter
+    /// The recency marks of this process's reads, written in batches.
+    let marks: RecencyMarks
 
     /// The file that marks a folder as a Hoard cache, holding the format version: `.hoard-cache`.
     ///
@@ -96,6 +98,7 @@ public final class DiskCache: Sendable {
         let parts = try Parts(rootPath: rootPath, configuration: configuration)
         (folder, index, segments, files) = (parts.folder, parts.index, parts.segments, parts.files)
         (reconciler, maintenance, reader, writer) = (parts.reconciler, parts.maintenance, parts.reader, parts.writer)
+        marks = parts.marks
         try reconciler.openIndex(indexingEntryFiles: state == .unindexed)
     }
 

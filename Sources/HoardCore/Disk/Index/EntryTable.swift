@@ -100,7 +100,8 @@ struct EntryTable {
     }
     private static let deleteSQL = SQL("DELETE FROM entries WHERE hash = ?1")
 
-    /// Sets the last-use date of `hash` and makes its row the most recently used.
+    /// Sets the last-use date of `hash` (never back: a mark written late leaves a later store's
+    /// date) and makes its row the most recently used.
     func markUsed(_ hash: [UInt8], at date: Date) throws {
         let update = try connection.statement(Self.markUsedSQL)
         defer { update.reset() }
@@ -113,7 +114,7 @@ struct EntryTable {
     // trim's preference; nothing is dropped for it).
     private static let markUsedSQL = SQL(
         "UPDATE entries SET rowid = CASE WHEN (SELECT max(rowid) FROM entries) < \(movableRowIDLimit) "
-            + "THEN (SELECT max(rowid) FROM entries) + 1 ELSE rowid END, used = ?2 WHERE hash = ?1")
+            + "THEN (SELECT max(rowid) FROM entries) + 1 ELSE rowid END, used = max(used, ?2) WHERE hash = ?1")
 
     /// Below this largest rowid a marked row moves to the end: far beyond any count of writes, far
     /// below SQLite's largest rowid.

@@ -24,6 +24,8 @@ final class Maintenance: Sendable {
     let segments: SegmentStore
     let files: FileStore
     let reconciler: Reconciler
+    /// This process's recency marks, written before a trim reads the order of use.
+    let marks: RecencyMarks
     let configuration: DiskCache.Configuration
     /// When this process last looked the folder over.
     let state: Lock<TrimState>
@@ -33,8 +35,12 @@ final class Maintenance: Sendable {
     /// Whether a trim waits to start on ``queue``.
     private let isTrimScheduled = Lock(false)
 
-    init(index: DiskIndex, segments: SegmentStore, files: FileStore, reconciler: Reconciler, configuration: DiskCache.Configuration) {
+    init(
+        index: DiskIndex, segments: SegmentStore, files: FileStore, reconciler: Reconciler, marks: RecencyMarks,
+        configuration: DiskCache.Configuration
+    ) {
         self.index = index
+        self.marks = marks
         self.segments = segments
         self.files = files
         self.reconciler = reconciler
@@ -299,6 +305,7 @@ final class Maintenance: Sendable {
     /// is large, all of it once it is small, then reads the totals again: the index's pages, which
     /// a removal does not always free one for one, are counted as they are, not as estimated.
     private func removeLeastRecentlyUsed(downTo mark: Int, atMost maximum: Int = .max) throws -> Int {
+        marks.flush(waiting: true)
         var usage = try currentUsage()
         var removedCount = 0
         while usage.live > mark, removedCount < maximum {

@@ -11,6 +11,8 @@ struct RecordReader: Sendable {
     let index: DiskIndex
     let segments: SegmentStore
     let files: FileStore
+    /// Where a hit's recency mark goes, to be written with others.
+    let marks: RecencyMarks
     /// Recency granularity and logger.
     let configuration: DiskCache.Configuration
 
@@ -194,10 +196,10 @@ struct RecordReader: Sendable {
         }
     }
 
-    /// Sets the last-use date of `hash` to `now`; best effort, and never a wait for a writer (a
-    /// mark dropped only costs recency).
+    /// Sets the last-use date of `hash` to `now`, with the next batch of marks (see
+    /// ``RecencyMarks``): never a wait for a writer, and a mark dropped only costs recency.
     private func markUsed(_ hash: [UInt8], now: Date) {
-        _ = index.withDatabaseWithoutWaiting { try EntryTable(connection: $0).markUsed(hash, at: now) }
+        marks.mark(hash, at: now)
     }
 
     /// Logs a record found damaged inside the index or a segment (its row is removed).

@@ -18,6 +18,7 @@ struct DiskParts {
     let maintenance: Maintenance
     let writer: RecordWriter
     let reader: RecordReader
+    let marks: RecencyMarks
 
     /// Parts of a cache with `sizeLimit` whose trims run only when asked for (a rescan interval of a
     /// day) unless the bytes pass the limit.
@@ -32,6 +33,7 @@ struct DiskParts {
         let parts = try DiskCache.Parts(rootPath: rootPath, configuration: configuration)
         (folder, index, segments, files) = (parts.folder, parts.index, parts.segments, parts.files)
         (reconciler, maintenance, writer, reader) = (parts.reconciler, parts.maintenance, parts.writer, parts.reader)
+        marks = parts.marks
         try index.prepare()
     }
 

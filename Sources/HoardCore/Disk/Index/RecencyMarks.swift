@@ -1,0 +1,113 @@
+import Foundation
+import HoardSystem
+
+/// The recency marks this process's reads make, written to the index a batch at a time.
+///
+/// A read that finds its entry's last use older than ``DiskCache/Configuration/recencyUpdateInterval``
+/// marks it used (the row moves to the end of the trim order). Written one by one, each mark is a
+/// write transaction of its own, which also ends the ``ReadLockHold``: a read of an entry not read
+/// for a minute cost six times one that marks nothing. Here a mark waits in memory until
+/// ``batchCount`` are waiting or ``flushDelayMilliseconds`` has passed since the first of them, then all are
+/// written in one transaction; this process's own trims write them first.
+///
+/// Invariant: a mark is written within ``flushDelayMilliseconds`` of being made, or dropped (it costs recency
+/// only, never an entry): when the write lock is busy they wait for the next batch, and at most
+/// ``capacity`` wait. A mark never moves a last-use date back.
+final class RecencyMarks: Sendable {
+    private let index: DiskIndex
+    private let state = Lock(State())
+
+    private struct State {
+        /// The last use waiting to be written, by key hash (seconds since the reference date).
+        var pending: [[UInt8]: Double] = [:]
+        /// Whether a flush after ``flushDelayMilliseconds`` is scheduled.
+        var isFlushScheduled = false
+        /// Whether the last flush found the write lock busy: then reads leave the next try to the
+        /// timer instead of each trying again.
+        var isLockBusy = false
+    }
+
+    /// Marks written together as soon as this many wait.
+    static let batchCount = 64
+    /// The longest a mark waits in memory while the write lock is free, in milliseconds, by default.
+    static let defaultFlushDelayMilliseconds = 500
+    /// Marks that may wait at most: past it, new marks are dropped until a batch is written.
+    static let capacity = 4_096
+
+    /// The longest a mark waits in memory while the write lock is free, in milliseconds.
+    let flushDelayMilliseconds: Int
+
+    init(index: DiskIndex, flushDelayMilliseconds: Int = RecencyMarks.defaultFlushDelayMilliseconds) {
+        self.index = index
+        self.flushDelayMilliseconds = flushDelayMilliseconds
+    }
+
+    deinit {
+        flush(rescheduling: false)
+    }
+
+    /// How many marks wait to be written.
+    var pendingCount: Int { state.withLock { $0.pending.count } }
+
+    /// Records that the entry of `hash` was used at `date`; writes the batch when it is full
+    /// (without waiting for another writer) and otherwise makes sure one is written within
+    /// ``flushDelayMilliseconds``.
+    func mark(_ hash: [UInt8], at date: Date) {
+        let (isFull, needsTimer) = state.withLock { state -> (Bool, Bool) in
+            guard state.pending.count < Self.capacity || state.pending[hash] != nil else { return (false, false) }
+            state.pending[hash] = max(state.pending[hash] ?? 0, date.timeIntervalSinceReferenceDate)
+            defer { state.isFlushScheduled = true }
+            return (state.pending.count >= Self.batchCount && !state.isLockBusy, !state.isFlushScheduled)
+        }
+        if isFull {
+            flush()
+        }
+        if needsTimer {
+            scheduleFlush()
+        }
+    }
+
+    /// Writes every waiting mark in one transaction. With `waiting` (a trim of this process, before
+    /// it reads the order of use) it waits for the write lock as a writer does; otherwise, when the
+    /// lock is busy, the marks wait for the next flush (scheduled unless `rescheduling` is false:
+    /// the last flush, from `deinit`, drops them).
+    func flush(waiting: Bool = false, rescheduling: Bool = true) {
+        let batch = state.withLock { state in
+            defer { state.pending.removeAll(keepingCapacity: true) }
+            state.isLockBusy = false
+            return state.pending
+        }
+        guard !batch.isEmpty else { return }
+        let write = { (connection: SQLiteConnection) throws in
+            try connection.writeTransaction {
+                let table = EntryTable(connection: connection)
+                for (hash, date) in batch.sorted(by: { $0.value < $1.value }) {
+                    try table.markUsed(hash, at: Date(timeIntervalSinceReferenceDate: date))
+                }
+            }
+        }
+        let isWritten = waiting ? (try? index.withDatabase(writing: true, write)) != nil : index.withDatabaseWithoutWaiting(write) != nil
+        guard !isWritten, rescheduling else { return }
+        let needsTimer = state.withLock { state -> Bool in
+            state.isLockBusy = true
+            for (hash, date) in batch where state.pending.count < Self.capacity || state.pending[hash] != nil {
+                state.pending[hash] = max(state.pending[hash] ?? 0, date)
+            }
+            defer { state.isFlushScheduled = true }
+            return !state.isFlushScheduled
+        }
+        if needsTimer {
+            scheduleFlush()
+        }
+    }
+
+    /// Flushes after ``flushDelayMilliseconds``, on a global queue; holds the marks only weakly, so that a cache
+    /// let go of is not kept alive by its timer (its marks are flushed by `deinit`).
+    private func scheduleFlush() {
+        DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + .milliseconds(flushDelayMilliseconds)) { [weak self] in
+            guard let self else { return }
+            state.withLock { $0.isFlushScheduled = false }
+            flush()
+        }
+    }
+}
