@@ -3,16 +3,17 @@ import HoardSystem
 
 /// The recency marks this process's reads make, written to the index a batch at a time.
 ///
-/// A read that finds its entry's last use older than ``DiskCache/Configuration/recencyUpdateInterval``
-/// marks it used (the row moves to the end of the trim order). Written one by one, each mark is a
-/// write transaction of its own, which also ends the ``ReadLockHold``: a read of an entry not read
-/// for a minute cost six times one that marks nothing. Here a mark waits in memory until
-/// ``batchCount`` are waiting or ``flushDelayMilliseconds`` has passed since the first of them, then all are
-/// written in one transaction; this process's own trims write them first.
+/// A read that finds its entry's last use older than
+/// ``DiskCache/Configuration/recencyUpdateInterval`` marks it used (the row moves to the end of the
+/// trim order). Written one by one, each mark was a write transaction of its own, which also ended
+/// the ``ReadLockHold``: a read of an entry not read for a minute cost six times one that marks
+/// nothing. Here a mark waits in memory until ``batchCount`` wait or ``flushDelayMilliseconds``
+/// have passed since the first of them, then all are written in one transaction; this process's
+/// own trims write them first.
 ///
-/// Invariant: a mark is written within ``flushDelayMilliseconds`` of being made, or dropped (it costs recency
-/// only, never an entry): when the write lock is busy they wait for the next batch, and at most
-/// ``capacity`` wait. A mark never moves a last-use date back.
+/// Invariant: a mark is written within ``flushDelayMilliseconds`` of being made while the write
+/// lock is free, or dropped (which costs recency only, never an entry): while the lock is busy
+/// they wait for the next try, and at most ``capacity`` wait. A mark never moves a last use back.
 final class RecencyMarks: Sendable {
     private let index: DiskIndex
     private let state = Lock(State())
@@ -86,7 +87,10 @@ final class RecencyMarks: Sendable {
                 }
             }
         }
-        let isWritten = waiting ? (try? index.withDatabase(writing: true, write)) != nil : index.withDatabaseWithoutWaiting(write) != nil
+        let isWritten =
+            waiting
+            ? (try? index.withDatabase(writing: true, write)) != nil
+            : index.withDatabaseWithoutWaiting(write) != nil
         guard !isWritten, rescheduling else { return }
         let needsTimer = state.withLock { state -> Bool in
             state.isLockBusy = true
@@ -101,10 +105,11 @@ final class RecencyMarks: Sendable {
         }
     }
 
-    /// Flushes after ``flushDelayMilliseconds``, on a global queue; holds the marks only weakly, so that a cache
-    /// let go of is not kept alive by its timer (its marks are flushed by `deinit`).
+    /// Flushes after ``flushDelayMilliseconds``, on a global queue; holds the marks only weakly, so
+    /// that a cache let go of is not kept alive by its timer (its marks are flushed by `deinit`).
     private func scheduleFlush() {
-        DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + .milliseconds(flushDelayMilliseconds)) { [weak self] in
+        let deadline = DispatchTime.now() + .milliseconds(flushDelayMilliseconds)
+        DispatchQueue.global(qos: .utility).asyncAfter(deadline: deadline) { [weak self] in
             guard let self else { return }
             state.withLock { $0.isFlushScheduled = false }
             flush()
