@@ -7,18 +7,62 @@ import HoardSystem
 /// ``DiskCache/Configuration/recencyUpdateInterval`` marks it used (the row moves to the end of the
 /// trim order). Written one by one, each mark was a write transaction of its own, which also ended
 /// the ``ReadLockHold``: a read of an entry not read for a minute cost six times one that marks
-/// nothing. Here a mark waits in memory until ``batchCount`` wait or ``flushDelayMilliseconds``
+/// nothing. Here a mark waits in memory until ``batchCount`` wait or the flush delay (``defaultFlushDelayMilliseconds``)
 /// have passed since the first of them, then all are written in one transaction; this process's
 /// own trims write them first.
 ///
-/// Invariant: a mark is written within ``flushDelayMilliseconds`` of being made while the write
+/// Invariant: a mark is written within the flush delay of being made while the write
 /// lock is free, or dropped (which costs recency only, never an entry): while the lock is busy
 /// they wait for the next try, and at most ``capacity`` wait. A mark never moves a last use back.
 final class RecencyMarks: Sendable {
-    private let index: DiskIndex
-    private let state = Lock(State())
+    private let batches: Batches
+
+    /// Marks written together as soon as this many wait.
+    static let batchCount = 64
+    /// The longest a mark waits in memory while the write lock is free, in milliseconds, by default.
+    static let defaultFlushDelayMilliseconds = 500
+    /// Marks that may wait at most: past it, new marks are dropped until a batch is written.
+    static let capacity = 4_096
+
+    init(index: DiskIndex, flushDelayMilliseconds: Int = RecencyMarks.defaultFlushDelayMilliseconds) {
+        batches = Batches(index: index, flushDelayMilliseconds: flushDelayMilliseconds)
+    }
+
+    /// Writes what waits (without waiting for the lock) and lets go of the index: a timer still
+    /// pending then finds nothing to do.
+    deinit {
+        batches.close()
+    }
+
+    /// How many marks wait to be written.
+    var pendingCount: Int { batches.pendingCount }
+
+    /// Records that the entry of `hash` was used at `date`; writes the batch when it is full
+    /// (without waiting for another writer) and otherwise makes sure one is written within the
+    /// flush delay.
+    func mark(_ hash: [UInt8], at date: Date) {
+        batches.mark(hash, at: date)
+    }
+
+    /// Writes every waiting mark in one transaction. With `waiting` (a trim of this process, before
+    /// it reads the order of use) it waits for the write lock as a writer does; otherwise, when the
+    /// lock is busy, the marks wait for the next try.
+    func flush(waiting: Bool = false) {
+        batches.flush(waiting: waiting)
+    }
+}
+
+/// What ``RecencyMarks`` keeps, apart from it so that its timer can hold this strongly (a weak
+/// reference's side table outlived a released cache by the timer's delay, which LeakSanitizer
+/// reported), holding no index once the marks are let go of.
+private final class Batches: Sendable {
+    private let state: Lock<State>
+    /// The longest a mark waits in memory while the write lock is free, in milliseconds.
+    let flushDelayMilliseconds: Int
 
     private struct State {
+        /// Where the marks go; `nil` once ``RecencyMarks`` is let go of.
+        var index: DiskIndex?
         /// The last use waiting to be written, by key hash (seconds since the reference date).
         var pending: [[UInt8]: Double] = [:]
         /// Whether a flush after ``flushDelayMilliseconds`` is scheduled.
@@ -28,37 +72,30 @@ final class RecencyMarks: Sendable {
         var isLockBusy = false
     }
 
-    /// Marks written together as soon as this many wait.
-    static let batchCount = 64
-    /// The longest a mark waits in memory while the write lock is free, in milliseconds, by default.
-    static let defaultFlushDelayMilliseconds = 500
-    /// Marks that may wait at most: past it, new marks are dropped until a batch is written.
-    static let capacity = 4_096
-
-    /// The longest a mark waits in memory while the write lock is free, in milliseconds.
-    let flushDelayMilliseconds: Int
-
-    init(index: DiskIndex, flushDelayMilliseconds: Int = RecencyMarks.defaultFlushDelayMilliseconds) {
-        self.index = index
+    init(index: DiskIndex, flushDelayMilliseconds: Int) {
+        state = Lock(State(index: index))
         self.flushDelayMilliseconds = flushDelayMilliseconds
     }
 
-    deinit {
+    /// The last flush, which never reschedules; then no index and no marks.
+    func close() {
         flush(rescheduling: false)
+        state.withLock {
+            $0.index = nil
+            $0.pending.removeAll()
+        }
     }
 
-    /// How many marks wait to be written.
     var pendingCount: Int { state.withLock { $0.pending.count } }
 
-    /// Records that the entry of `hash` was used at `date`; writes the batch when it is full
-    /// (without waiting for another writer) and otherwise makes sure one is written within
-    /// ``flushDelayMilliseconds``.
     func mark(_ hash: [UInt8], at date: Date) {
         let (isFull, needsTimer) = state.withLock { state -> (Bool, Bool) in
-            guard state.pending.count < Self.capacity || state.pending[hash] != nil else { return (false, false) }
+            guard state.index != nil,
+                state.pending.count < RecencyMarks.capacity || state.pending[hash] != nil
+            else { return (false, false) }
             state.pending[hash] = max(state.pending[hash] ?? 0, date.timeIntervalSinceReferenceDate)
             defer { state.isFlushScheduled = true }
-            return (state.pending.count >= Self.batchCount && !state.isLockBusy, !state.isFlushScheduled)
+            return (state.pending.count >= RecencyMarks.batchCount && !state.isLockBusy, !state.isFlushScheduled)
         }
         if isFull {
             flush()
@@ -68,17 +105,15 @@ final class RecencyMarks: Sendable {
         }
     }
 
-    /// Writes every waiting mark in one transaction. With `waiting` (a trim of this process, before
-    /// it reads the order of use) it waits for the write lock as a writer does; otherwise, when the
-    /// lock is busy, the marks wait for the next flush (scheduled unless `rescheduling` is false:
-    /// the last flush, from `deinit`, drops them).
+    /// As ``RecencyMarks/flush(waiting:)``; a batch the lock keeps out waits for a timer, unless
+    /// `rescheduling` is false (the last flush drops it).
     func flush(waiting: Bool = false, rescheduling: Bool = true) {
-        let batch = state.withLock { state in
+        let (batch, index) = state.withLock { state in
             defer { state.pending.removeAll(keepingCapacity: true) }
             state.isLockBusy = false
-            return state.pending
+            return (state.pending, state.index)
         }
-        guard !batch.isEmpty else { return }
+        guard !batch.isEmpty, let index else { return }
         let write = { (connection: SQLiteConnection) throws in
             try connection.writeTransaction {
                 let table = EntryTable(connection: connection)
@@ -93,8 +128,9 @@ final class RecencyMarks: Sendable {
             : index.withDatabaseWithoutWaiting(write) != nil
         guard !isWritten, rescheduling else { return }
         let needsTimer = state.withLock { state -> Bool in
+            guard state.index != nil else { return false }
             state.isLockBusy = true
-            for (hash, date) in batch where state.pending.count < Self.capacity || state.pending[hash] != nil {
+            for (hash, date) in batch where state.pending.count < RecencyMarks.capacity || state.pending[hash] != nil {
                 state.pending[hash] = max(state.pending[hash] ?? 0, date)
             }
             defer { state.isFlushScheduled = true }
@@ -105,12 +141,11 @@ final class RecencyMarks: Sendable {
         }
     }
 
-    /// Flushes after ``flushDelayMilliseconds``, on a global queue; holds the marks only weakly, so
-    /// that a cache let go of is not kept alive by its timer (its marks are flushed by `deinit`).
+    /// Flushes after ``flushDelayMilliseconds``, on a global queue (holding this, not the index
+    /// nor the cache, until then).
     private func scheduleFlush() {
         let deadline = DispatchTime.now() + .milliseconds(flushDelayMilliseconds)
-        DispatchQueue.global(qos: .utility).asyncAfter(deadline: deadline) { [weak self] in
-            guard let self else { return }
+        DispatchQueue.global(qos: .utility).asyncAfter(deadline: deadline) { [self] in
             state.withLock { $0.isFlushScheduled = false }
             flush()
         }
