@@ -114,23 +114,32 @@ private final class Batches: Sendable {
             return (state.pending, state.index)
         }
         guard !batch.isEmpty, let index else { return }
-        let write = { (connection: SQLiteConnection) throws in
-            try connection.writeTransaction {
-                let table = EntryTable(connection: connection)
-                for (hash, date) in batch.sorted(by: { $0.value < $1.value }) {
-                    try table.markUsed(hash, at: Date(timeIntervalSinceReferenceDate: date))
+        // In transactions of a maintenance batch's rows, so that marks kept back by a busy lock
+        // (up to the capacity) never take the log far past its limit in one transaction.
+        let sorted = batch.sorted { $0.value < $1.value }
+        let chunkCount = index.log.maintenanceBatchRowCount
+        var writtenCount = 0
+        while writtenCount < sorted.count {
+            let chunk = sorted[writtenCount..<min(writtenCount + chunkCount, sorted.count)]
+            let write = { (connection: SQLiteConnection) throws in
+                try connection.writeTransaction {
+                    let table = EntryTable(connection: connection)
+                    for (hash, date) in chunk { try table.markUsed(hash, at: Date(timeIntervalSinceReferenceDate: date)) }
                 }
             }
+            let isWritten =
+                waiting
+                ? (try? index.withDatabase(writing: true, write)) != nil
+                : index.withDatabaseWithoutWaiting(write) != nil
+            guard isWritten else { break }
+            writtenCount += chunk.count
         }
-        let isWritten =
-            waiting
-            ? (try? index.withDatabase(writing: true, write)) != nil
-            : index.withDatabaseWithoutWaiting(write) != nil
-        guard !isWritten, rescheduling else { return }
+        guard writtenCount < sorted.count, rescheduling else { return }
+        let unwritten = sorted[writtenCount...]
         let needsTimer = state.withLock { state -> Bool in
             guard state.index != nil else { return false }
             state.isLockBusy = true
-            for (hash, date) in batch where state.pending.count < RecencyMarks.capacity || state.pending[hash] != nil {
+            for (hash, date) in unwritten where state.pending.count < RecencyMarks.capacity || state.pending[hash] != nil {
                 state.pending[hash] = max(state.pending[hash] ?? 0, date)
             }
             defer { state.isFlushScheduled = true }
