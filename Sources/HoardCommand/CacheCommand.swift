@@ -187,7 +187,7 @@ extension CacheCommand {
             commandName: "remove",
             abstract: "Remove the value under a key, or every value whose key starts with a prefix.",
             discussion: """
-                --prefix compares the keys' bytes, for example --prefix "thumbnail/v3 https://example.com/" \
+                --prefix compares the keys' bytes, for example --prefix "thumbnail/v4 https://example.com/" \
                 drops the thumbnails of every image on that site. To forget everything the cache holds \
                 for one image (thumbnails, original, records), use hoard cache forget SOURCE.
                 """)

@@ -8,6 +8,7 @@ struct ThumbnailSettings: Sendable {
     let quality: Int
     let filter: ThumbnailFilter
     let colour: Image.ColourHandling
+    let decodeScale: Image.DecodeScale
     /// The output folder, an absolute path.
     let outputPath: String
 
@@ -23,6 +24,6 @@ struct ThumbnailSettings: Sendable {
             if case .file(let path) = source { try ThumbnailKey.FileFingerprint(file: path) } else { nil }
         return try ThumbnailKey(
             source: identifier, fingerprint: fingerprint, size: size, format: format.keyFormat, quality: quality,
-            filter: filter.resamplingFilter, colour: colour)
+            filter: filter.resamplingFilter, colour: colour, decodeScale: decodeScale)
     }
 }

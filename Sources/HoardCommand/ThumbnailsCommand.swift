@@ -90,6 +90,13 @@ struct ThumbnailsCommand: AsyncParsableCommand {
     var colour: Image.ColourHandling = .srgb
 
     @Option(
+        name: .long,
+        help:
+            "How far decode-time downscaling may shrink a source before the filter: faithful (leave the filter a factor of two, as vips and Pillow do) or fast (decode as small as the size allows: faster, less faithful on fine texture; cached apart)."
+    )
+    var decodeScale: Image.DecodeScale = .faithful
+
+    @Option(
         name: .long, help: ArgumentHelp("Per-download time limit, 0.001-86400 seconds.", valueName: "SECONDS"))
     var timeout: Double = 30
 
@@ -216,7 +223,7 @@ struct ThumbnailsCommand: AsyncParsableCommand {
             logger: ToolLogHandler.logger())
         let cores = ProcessInfo.processInfo.activeProcessorCount
         let settings = ThumbnailSettings(
-            size: size, format: format, quality: quality, filter: filter, colour: colour,
+            size: size, format: format, quality: quality, filter: filter, colour: colour, decodeScale: decodeScale,
             outputPath: outputDirectory.path)
         let downloader = Downloader(
             timeout: timeout, maximumBytes: maxDownloadBytes, maximumRedirects: maxRedirects)
@@ -254,6 +261,8 @@ enum OutputFormat: String, ExpressibleByArgument, Sendable, CaseIterable {
 }
 
 extension Image.ColourHandling: ExpressibleByArgument {}
+
+extension Image.DecodeScale: ExpressibleByArgument {}
 
 /// What `--filter` accepts: the library's resampling filters, spelled for the command line.
 enum ThumbnailFilter: String, ExpressibleByArgument, Sendable, CaseIterable {

@@ -114,7 +114,7 @@ struct FolderInputTests {
                 #expect(result["format"] as? String == "jpeg")
                 #expect(result["bytes"] as? Int == bytes.count)
                 let key = try #require(result["key"] as? String)
-                #expect(key.hasPrefix("thumbnail/v3 file://") && key.contains("/\(theme)/contents/2560x1600.jpg "))
+                #expect(key.hasPrefix("thumbnail/v4 file://") && key.contains("/\(theme)/contents/2560x1600.jpg "))
                 #expect(key.contains(" size=64 format=auto quality=85"), "\(key)")
             }
         }

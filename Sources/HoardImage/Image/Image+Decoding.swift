@@ -73,17 +73,19 @@ extension Image {
     }
 
     /// Makes a thumbnail from encoded bytes in one call: decode-time downscaling first (JPEG, still
-    /// WebP), then a resampling filter down to the box.
+    /// WebP, opaque GIF) as far as `options`' ``DecodingOptions/decodeScale`` allows, then a
+    /// resampling filter down to the box.
     ///
     /// The thumbnail's size comes from the image's full size (after EXIF orientation), not from
     /// the DCT-scaled decode, and is rounded as Pillow's `Image.thumbnail` rounds it (see
-    /// ``resized(toFit:filter:)``): a 2268 x 1512 JPEG fitted into 256 decodes at 1/8 scale
-    /// (284 x 189) and is then resampled to exactly 256 x 171, the size Pillow and `vipsthumbnail`
-    /// make. Images within the box keep their size. Colours are converted to sRGB (unless `options`
-    /// say otherwise) on the decoded raster, after decode-time downscaling and before the filter:
-    /// a 12 MP JPEG is converted at 1/64 of its pixels, and the result is the one converting the
-    /// whole image would give (converting after the filter instead differs where the filter mixes
-    /// colours the conversion clips).
+    /// ``resized(toFit:filter:)``): a 2268 x 1512 JPEG fitted into 256 decodes at 1/4 scale
+    /// (567 x 378: the filter is left a factor of two or more, as vips leaves it) and is then
+    /// resampled to exactly 256 x 171, the size Pillow and `vipsthumbnail` make. Images within the
+    /// box keep their size. Colours are converted to sRGB (unless `options` say otherwise) on the
+    /// decoded raster, after decode-time downscaling and before the filter: a 12 MP JPEG is
+    /// converted at 1/16 of its pixels, and the result is the one converting the whole image would
+    /// give (converting after the filter instead differs where the filter mixes colours the
+    /// conversion clips).
     ///
     /// ```swift
     /// let thumbnail = try Image.thumbnail(from: photoBytes, fittingIn: 256)

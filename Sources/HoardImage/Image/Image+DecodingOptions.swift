@@ -29,12 +29,20 @@ extension Image {
         /// The longest side the caller wants in the end, or `nil` for full size.
         ///
         /// JPEG decoding then uses libjpeg's DCT scaling (1/2, 1/4 or 1/8), picking the smallest
-        /// scale whose longest side is still at least `targetSize`, so the full-size raster is never
-        /// allocated. The result is therefore between `targetSize` and twice it (or full size when
-        /// smaller); follow with ``Image/resized(toFit:filter:)`` for the exact size. A still WebP
-        /// follows the same rule with any power of two (libwebp scales while decoding). PNG, GIF,
-        /// AVIF and animated WebP have no such scaling and decode at full size.
+        /// scale whose longest side is still at least twice `targetSize` (``decodeScale``
+        /// ``Image/DecodeScale/faithful``; `targetSize` itself with ``Image/DecodeScale/fast``), so
+        /// the full-size raster is never allocated and the final filter still has a real reduction
+        /// to make. The result is therefore between twice `targetSize` and four times it (between
+        /// `targetSize` and twice it when fast), or full size when smaller; follow with
+        /// ``Image/resized(toFit:filter:)`` for the exact size. A still WebP follows the same rule
+        /// with any power of two (libwebp scales while decoding), and so does a GIF whose first
+        /// image is opaque and covers its canvas (each pixel the mean of its block). PNG, AVIF,
+        /// other GIFs and animated WebP have no such scaling and decode at full size.
         public var targetSize: Int?
+
+        /// How far decode-time scaling may shrink an image decoded for a ``targetSize``. Default
+        /// ``Image/DecodeScale/faithful``.
+        public var decodeScale: DecodeScale = .faithful
 
         /// Whether to turn pixels upright: JPEG and WebP by their EXIF orientation (1-8), AVIF by its
         /// `irot` and `imir` properties (its `clap` crop always applies). Default `true`.
@@ -56,9 +64,10 @@ extension Image {
         public var maximumScanCount: Int = 1_000
 
         /// How much of a progressive JPEG a decode with a ``targetSize`` reads. Default
-        /// ``Image/ProgressiveReading/nearlyExact``: only the scans the scale's pixels depend on,
-        /// with the last bit of refinement left out at 1/8 scale.
-        public var progressiveReading: ProgressiveReading = .nearlyExact
+        /// ``Image/ProgressiveReading/exact``: only the scans the scale's pixels depend on, which
+        /// gives the pixels of reading every scan. (``Image/ProgressiveReading/nearlyExact`` is
+        /// what `hoard thumbnails --decode-scale fast` adds.)
+        public var progressiveReading: ProgressiveReading = .exact
 
         /// What to do with the file's colour description (default ``Image/ColourHandling/srgb``:
         /// convert to sRGB).

@@ -74,7 +74,7 @@ struct NativeDecoder: Sendable {
             // At least 1: the C layer reads 0 as "no limit", which a caller's 0 does not mean.
             max_pixels: UInt64(max(1, options.maximumPixelCount)),
             scale_denominator: 1,
-            target_size: UInt32(clamping: max(0, options.targetSize ?? 0)),
+            target_size: UInt32(clamping: max(0, options.targetSize.map(options.decodeScale.decodeTarget(for:)) ?? 0)),
             allow_truncated: options.allowsTruncatedData ? 1 : 0,
             warnings_are_errors: options.treatsWarningsAsErrors ? 1 : 0,
             max_scans: UInt32(clamping: max(0, options.maximumScanCount)),

@@ -19,20 +19,21 @@ import HoardSystem
 /// - for a local file, its **fingerprint** (size and modification time), so that an edited file
 ///   is thumbnailed again;
 /// - the **size** (`--size`), **format** (`--format`), JPEG or WebP **quality** (`--quality`),
-///   resampling **filter** (`--filter`) and **colour** handling (`--colour`), whose defaults here
-///   are the tool's.
+///   resampling **filter** (`--filter`), **colour** handling (`--colour`) and **decode scale**
+///   (`--decode-scale`), whose defaults here are the tool's.
 ///
-/// Keys start with `thumbnail/v3`: the version changes whenever the tool's output for the same
+/// Keys start with `thumbnail/v4`: the version changes whenever the tool's output for the same
 /// settings does (v2: thumbnail sizes rounded as Pillow rounds them; v3: colours converted to
-/// sRGB, and opaque images with an alpha channel stored as JPEG), so a thumbnail an older version
-/// made is never served as a new one.
+/// sRGB, and opaque images with an alpha channel stored as JPEG; v4: decode-time scaling leaves
+/// the final filter a factor of two, see ``Image/DecodeScale``), so a thumbnail an older version
+/// made is never served as a new one, and a fast thumbnail never for a faithful one.
 ///
 /// ```swift
 /// let key = try ThumbnailKey(file: "photos/beach.jpg", size: 256)  // hoard thumbnails photos/beach.jpg --size 256
 /// if let thumbnail = try await Hoard.shared.retrieve(Image.self, forKey: key) {
 ///     print(thumbnail.width, thumbnail.height)
 /// }
-/// print(key)  // thumbnail/v3 file:///home/ada/photos/beach.jpg bytes=2411725 modified=1718000000.123456789 size=256 format=auto quality=85 filter=lanczos3 colour=srgb
+/// print(key)  // thumbnail/v4 file:///home/ada/photos/beach.jpg bytes=2411725 modified=1718000000.123456789 size=256 format=auto quality=85 filter=lanczos3 colour=srgb decode-scale=faithful
 /// ```
 public struct ThumbnailKey: Sendable, Hashable {
     /// The tool's default JPEG (and WebP) quality, `--quality`'s default: 85.
@@ -43,7 +44,7 @@ public struct ThumbnailKey: Sendable, Hashable {
     public static let maximumJPEGSide = 65_500
 
     /// The first word of every key; it changes whenever the thumbnails made for a key do.
-    static let version = "thumbnail/v3"
+    static let version = "thumbnail/v4"
 
     /// The source, as the tool names it: an http(s) URL (user information replaced by its
     /// SHA-256) or the `file://` URL of an absolute path.
@@ -60,6 +61,8 @@ public struct ThumbnailKey: Sendable, Hashable {
     public let filter: Image.ResamplingFilter
     /// What happens to the source's colour profile (default ``Image/ColourHandling/srgb``).
     public let colour: Image.ColourHandling
+    /// How far decode-time scaling may shrink the source (default ``Image/DecodeScale/faithful``).
+    public let decodeScale: Image.DecodeScale
 
     /// Creates a key from its parts, for sources named by the caller.
     ///
@@ -78,11 +81,13 @@ public struct ThumbnailKey: Sendable, Hashable {
     ///   - quality: The JPEG or WebP quality, 1-100; default ``defaultQuality`` (85).
     ///   - filter: The resampling filter; default ``Image/ResamplingFilter/lanczos3``.
     ///   - colour: What happens to the source's colours; default ``Image/ColourHandling/srgb``.
+    ///   - decodeScale: How far decode-time scaling may shrink the source; default
+    ///     ``Image/DecodeScale/faithful``.
     /// - Throws: ``ThumbnailKeyError/invalidValue(_:)`` naming `source`, `size` or `quality`.
     public init(
         source: String, fingerprint: FileFingerprint? = nil, size: Int, format: Format = .auto,
         quality: Int = Self.defaultQuality, filter: Image.ResamplingFilter = .lanczos3,
-        colour: Image.ColourHandling = .srgb
+        colour: Image.ColourHandling = .srgb, decodeScale: Image.DecodeScale = .faithful
     ) throws(ThumbnailKeyError) {
         guard !source.isEmpty, !source.contains(where: { $0.isWhitespace || $0.isNewline }) else {
             throw .invalidValue(
@@ -103,6 +108,7 @@ public struct ThumbnailKey: Sendable, Hashable {
         self.quality = quality
         self.filter = filter
         self.colour = colour
+        self.decodeScale = decodeScale
     }
 
     /// Creates the key the tool uses for a local file: its `file://` URL and its current size and
@@ -122,16 +128,19 @@ public struct ThumbnailKey: Sendable, Hashable {
     ///   - quality: The JPEG or WebP quality, 1-100; default ``defaultQuality`` (85).
     ///   - filter: The resampling filter; default ``Image/ResamplingFilter/lanczos3``.
     ///   - colour: What happens to the source's colours; default ``Image/ColourHandling/srgb``.
+    ///   - decodeScale: How far decode-time scaling may shrink the source; default
+    ///     ``Image/DecodeScale/faithful``.
     /// - Throws: ``ThumbnailKeyError/fileUnavailable(path:call:errno:)`` when the file's status
     ///   cannot be read (`ENOENT`, `EACCES`); ``ThumbnailKeyError/invalidValue(_:)``.
     public init(
         file path: String, size: Int, format: Format = .auto, quality: Int = Self.defaultQuality,
-        filter: Image.ResamplingFilter = .lanczos3, colour: Image.ColourHandling = .srgb
+        filter: Image.ResamplingFilter = .lanczos3, colour: Image.ColourHandling = .srgb,
+        decodeScale: Image.DecodeScale = .faithful
     ) throws(ThumbnailKeyError) {
         let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
         try self.init(
             source: Self.sourceName(ofFile: absolute), fingerprint: FileFingerprint(file: absolute), size: size,
-            format: format, quality: quality, filter: filter, colour: colour)
+            format: format, quality: quality, filter: filter, colour: colour, decodeScale: decodeScale)
     }
 
     /// Creates the key the tool uses for a URL: an http(s) URL as it is (user name and password
@@ -150,28 +159,36 @@ public struct ThumbnailKey: Sendable, Hashable {
     ///   - quality: The JPEG or WebP quality, 1-100; default ``defaultQuality`` (85).
     ///   - filter: The resampling filter; default ``Image/ResamplingFilter/lanczos3``.
     ///   - colour: What happens to the source's colours; default ``Image/ColourHandling/srgb``.
+    ///   - decodeScale: How far decode-time scaling may shrink the source; default
+    ///     ``Image/DecodeScale/faithful``.
     /// - Throws: ``ThumbnailKeyError/unsupportedURL(_:)`` for another scheme or no host;
     ///   ``ThumbnailKeyError/hashUnavailable`` when the SHA-256 of credentials fails; for a file
     ///   URL, as ``init(file:size:format:quality:filter:)``.
     public init(
         url: URL, size: Int, format: Format = .auto, quality: Int = Self.defaultQuality,
-        filter: Image.ResamplingFilter = .lanczos3, colour: Image.ColourHandling = .srgb
+        filter: Image.ResamplingFilter = .lanczos3, colour: Image.ColourHandling = .srgb,
+        decodeScale: Image.DecodeScale = .faithful
     ) throws(ThumbnailKeyError) {
         switch url.scheme?.lowercased() {
         case "file":
-            try self.init(file: url.path, size: size, format: format, quality: quality, filter: filter, colour: colour)
+            try self.init(
+                file: url.path, size: size, format: format, quality: quality, filter: filter, colour: colour,
+                decodeScale: decodeScale)
         case "http", "https":
             guard url.host?.isEmpty == false else { throw .unsupportedURL(Self.redactingCredentials(of: url)) }
             guard let source = Self.sourceName(ofRemote: url) else { throw .hashUnavailable }
-            try self.init(source: source, size: size, format: format, quality: quality, filter: filter, colour: colour)
+            try self.init(
+                source: source, size: size, format: format, quality: quality, filter: filter, colour: colour,
+                decodeScale: decodeScale)
         default:
             throw .unsupportedURL(Self.redactingCredentials(of: url))
         }
     }
 
-    /// The cache key: `thumbnail/v3 <source>[ bytes=<n> modified=<s>.<ns>] size=<n> format=<f>
-    /// quality=<q> filter=<name> colour=<srgb|keep|ignore>`, the filter and colour spelled as the
-    /// tool's `--filter` and `--colour` spell them.
+    /// The cache key: `thumbnail/v4 <source>[ bytes=<n> modified=<s>.<ns>] size=<n> format=<f>
+    /// quality=<q> filter=<name> colour=<srgb|keep|ignore> decode-scale=<faithful|fast>`, the
+    /// filter, colour and decode scale spelled as the tool's `--filter`, `--colour` and
+    /// `--decode-scale` spell them.
     ///
     /// ```swift
     /// let bytes = try Hoard.shared.storedBytes(forKey: key.key)  // the tool's JPEG, PNG or WebP, as written
@@ -179,11 +196,11 @@ public struct ThumbnailKey: Sendable, Hashable {
     public var key: String {
         let fileFingerprint = fingerprint.map { " " + $0.description } ?? ""
         return
-            "\(Self.version) \(source)\(fileFingerprint) size=\(size) format=\(format.rawValue) quality=\(quality) filter=\(Self.name(of: filter)) colour=\(colour.rawValue)"
+            "\(Self.version) \(source)\(fileFingerprint) size=\(size) format=\(format.rawValue) quality=\(quality) filter=\(Self.name(of: filter)) colour=\(colour.rawValue) decode-scale=\(decodeScale.rawValue)"
     }
 
     /// Makes the thumbnail the tool makes for this key from the source's bytes: decode-time
-    /// downscaling, then ``filter`` down to ``size``, then ``colour`` (see
+    /// downscaling as ``decodeScale`` allows, then ``filter`` down to ``size``, then ``colour`` (see
     /// ``Image/thumbnail(from:fittingIn:options:filter:)``).
     ///
     /// ```swift
@@ -211,6 +228,9 @@ public struct ThumbnailKey: Sendable, Hashable {
         var options = Image.DecodingOptions()
         options.colour = colour
         options.maximumPixelCount = maximumPixelCount
+        options.decodeScale = decodeScale
+        // Fast thumbnails also leave out the last refinement bit of a progressive JPEG at 1/8.
+        if decodeScale == .fast { options.progressiveReading = .nearlyExact }
         return try Image.thumbnailReportingWarnings(from: data, fittingIn: size, options: options, filter: filter)
     }
 

@@ -78,6 +78,7 @@ struct Variant: Sendable {
         var options = Image.DecodingOptions()
         options.maximumPixelCount = maximumPixels
         options.colour = thumbnailKey.colour
+        options.decodeScale = thumbnailKey.decodeScale
         switch fit {
         case .fit where width == height:
             return try thumbnailKey.thumbnailReportingWarnings(from: original, maximumPixelCount: maximumPixels)

@@ -15,14 +15,28 @@ struct DownscalingTests {
     }()
 
     @Test(
-        "a target size picks the smallest DCT scale that still covers it",
+        "fast: a target size picks the smallest DCT scale that still covers it",
         arguments: [
             (256, 500, 375), (500, 500, 375), (501, 1000, 750), (1000, 1000, 750), (1001, 2000, 1500),
             (2001, 4000, 3000),
         ])
-    func scaleChoice(_ target: Int, _ width: Int, _ height: Int) throws {
+    func fastScaleChoice(_ target: Int, _ width: Int, _ height: Int) throws {
         // The decoder writes straight into a buffer of the scaled size: for 256 px that is
         // 500 x 375 x 3 bytes, never the 36 MB full-size raster.
+        var options = Image.DecodingOptions(targetSize: target)
+        options.decodeScale = .fast
+        let image = try Image(data: Self.twelveMegapixels, options: options)
+        #expect(image.width == width && image.height == height)
+        #expect(image.pixels.count == width * height * 3)
+    }
+
+    @Test(
+        "faithful (the default): the smallest DCT scale that still covers twice the target",
+        arguments: [
+            (128, 500, 375), (250, 500, 375), (251, 1000, 750), (256, 1000, 750), (500, 1000, 750),
+            (501, 2000, 1500), (1000, 2000, 1500), (1001, 4000, 3000),
+        ])
+    func faithfulScaleChoice(_ target: Int, _ width: Int, _ height: Int) throws {
         let image = try Image(data: Self.twelveMegapixels, options: .init(targetSize: target))
         #expect(image.width == width && image.height == height)
         #expect(image.pixels.count == width * height * 3)
@@ -41,7 +55,7 @@ struct DownscalingTests {
     @Test("scaled decoding stays close to full decoding followed by a box filter")
     func scaledMatchesFull() throws {
         let data = try TestFiles.testImage("exif-orientation/Landscape_1.jpg")
-        let scaled = try Image(data: data, options: .init(targetSize: 450))  // 1/4: 450 x 300
+        let scaled = try Image(data: data, options: .init(targetSize: 225))  // 1/4, twice 225: 450 x 300
         #expect(scaled.width == 450 && scaled.height == 300)
         let full = try Image(data: data).resized(width: 450, height: 300, filter: .box)
         #expect(PixelMath.meanDifference(scaled, full) < 3)

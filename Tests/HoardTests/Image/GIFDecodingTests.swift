@@ -90,7 +90,7 @@ struct GIFDecodingTests {
         gif.image(width: width, height: height, indices: indices, interlaced: interlaced)
         let data = gif.finished()
         let full = try Image(data: data)
-        let shrunk = try Image(data: data, options: .init(targetSize: target))
+        let shrunk = try Image(data: data, options: .decodingTo(target))
         let label = "\(width) x \(height) to \(target), interlaced: \(interlaced)"
         #expect(shrunk.width == (width + denominator - 1) / denominator, "\(label)")
         #expect(shrunk.height == (height + denominator - 1) / denominator, "\(label)")
@@ -106,7 +106,7 @@ struct GIFDecodingTests {
         var partial = GIFBuilder(width: 40, height: 40, palette: Self.palette)
         partial.image(left: 1, top: 0, width: 39, height: 40, indices: (0..<1560).map { UInt8($0 % 4) })
         for data in [transparent.finished(), partial.finished()] {
-            let image = try Image(data: data, options: .init(targetSize: 4))
+            let image = try Image(data: data, options: .decodingTo(4))
             #expect(image.width == 40 && image.height == 40 && image.format == .rgba8)
             #expect(image == (try Image(data: data)))
         }

@@ -8,7 +8,7 @@ import Testing
 struct OrientationTests {
     /// Decodes at 1/8 scale: orientation does not depend on size, and comparisons get cheap.
     static func decode(_ data: Data, applyingOrientation: Bool = true) throws -> Image {
-        var options = Image.DecodingOptions(targetSize: 225)
+        var options = Image.DecodingOptions.decodingTo(225)
         options.appliesOrientation = applyingOrientation
         return try Image(data: data, options: options)
     }

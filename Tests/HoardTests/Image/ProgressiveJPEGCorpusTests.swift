@@ -16,7 +16,7 @@ struct ProgressiveJPEGCorpusTests {
     }
 
     static func decode(_ data: Data, target: Int, reading: Image.ProgressiveReading) throws -> Image {
-        var options = Image.DecodingOptions(targetSize: target)
+        var options = Image.DecodingOptions.decodingTo(target)
         options.progressiveReading = reading
         return try Image(data: data, options: options)
     }
@@ -41,7 +41,7 @@ struct ProgressiveJPEGCorpusTests {
     func hostileFiles(_ entry: CorpusEntry) throws {
         let data = try TestFiles.corpusFile(entry.path)
         for reading in Image.ProgressiveReading.allCases {
-            var options = Image.DecodingOptions(targetSize: 16)
+            var options = Image.DecodingOptions.decodingTo(16)
             options.progressiveReading = reading
             options.maximumPixelCount = 16_000_000
             do {

@@ -86,16 +86,22 @@ struct ThumbnailSizeTests {
             "\(width) x \(height) into \(box): \(thumbnail.width) x \(thumbnail.height)")
     }
 
-    @Test("a 2268 x 1512 photo decodes at 1/8 (284 x 189) and still comes out 256 x 171, as in Pillow")
+    @Test("a 2268 x 1512 photo decodes at 1/4 (567 x 378; 1/8, 284 x 189, when fast) and still comes out 256 x 171, as in Pillow")
     func photoFromScaledDecode() throws {
         let (width, height) = (2268, 1512)
         let pixels = PixelMath.gradient(width: width, height: height) { x, y in UInt8((x + y) * 255 / (width + height)) }
         let jpeg = try Image(width: width, height: height, format: .rgb8, pixels: pixels).jpegData(quality: 90)
         let scaled = try Image(data: jpeg, options: .init(targetSize: 256))
-        #expect(scaled.width == 284 && scaled.height == 189, "the decode is DCT-scaled")
+        #expect(scaled.width == 567 && scaled.height == 378, "the decode is DCT-scaled, leaving the filter a factor of two")
+        let fast = try Image(data: jpeg, options: .decodingTo(256))
+        #expect(fast.width == 284 && fast.height == 189, "fast: the smallest scale covering the box")
+        var fastOptions = Image.DecodingOptions()
+        fastOptions.decodeScale = .fast
         for filter in Image.ResamplingFilter.allCases {
             let thumbnail = try Image.thumbnail(from: jpeg, fittingIn: 256, filter: filter)
             #expect(thumbnail.width == 256 && thumbnail.height == 171, "\(filter)")
+            let fastThumbnail = try Image.thumbnail(from: jpeg, fittingIn: 256, options: fastOptions, filter: filter)
+            #expect(fastThumbnail.width == 256 && fastThumbnail.height == 171, "\(filter), fast")
         }
         // The full-size route gives the same size, and nearly the same pixels (smooth content).
         let full = try Image(data: jpeg).resized(toFit: 256)

@@ -30,7 +30,7 @@ struct WebPDecodingTests {
         ])
     func scaledDecoding(_ name: String, _ target: Int, _ width: Int, _ height: Int) throws {
         let data = try TestFiles.testImage("webp/\(name)")
-        let image = try Image(data: data, options: .init(targetSize: target))
+        let image = try Image(data: data, options: .decodingTo(target))
         #expect(image.width == width && image.height == height, "\(name) at \(target)")
         guard width != 128 || name != "test.webp" else { return }  // full size: checked above
         let reference = try DecoderReference.image("webp", for: name, variant: ".scaled-\(width)x\(height)")
@@ -49,7 +49,7 @@ struct WebPDecodingTests {
     func animationFirstFrame() throws {
         // Frame 1 is 64 x 44 at (0, 4) on a 64 x 48 canvas: the top four rows stay transparent.
         let data = try TestFiles.testImage("webp/anim_img2webp_mixed.webp")
-        let image = try Image(data: data, options: .init(targetSize: 8))
+        let image = try Image(data: data, options: .decodingTo(8))
         #expect(image.width == 64 && image.height == 48 && image.format == .rgba8)
         #expect(image.pixels.prefix(64 * 4 * 4).allSatisfy { $0 == 0 })
         #expect(image.pixels[(4 * 64 * 4)...].enumerated().contains { $0.offset % 4 == 3 && $0.element == 255 })

@@ -65,3 +65,13 @@ enum DecoderReference {
         return try Image(data: data, options: options)
     }
 }
+
+extension Image.DecodingOptions {
+    /// Options whose decode-time scaling stops at `size` itself (``Image/DecodeScale/fast``): what
+    /// the decoders' tests of their scale choice ask for, as the C layer's `target_size`.
+    static func decodingTo(_ size: Int) -> Self {
+        var options = Self(targetSize: size)
+        options.decodeScale = .fast
+        return options
+    }
+}

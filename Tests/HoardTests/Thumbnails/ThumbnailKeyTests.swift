@@ -20,20 +20,24 @@ struct ThumbnailKeyTests {
     func keyString() throws {
         let url = try #require(URL(string: "https://example.com/a.jpg"))
         let key = try ThumbnailKey(url: url, size: 256)
-        #expect(key.key == "thumbnail/v3 https://example.com/a.jpg size=256 format=auto quality=85 filter=lanczos3 colour=srgb")
+        #expect(key.key == "thumbnail/v4 https://example.com/a.jpg size=256 format=auto quality=85 filter=lanczos3 colour=srgb decode-scale=faithful")
         #expect(key.description == key.key && "\(key)" == key.key)
         let spelled = try ThumbnailKey(
             source: "https://example.com/a.jpg", size: 64, format: .png, quality: 70, filter: .catmullRom)
         #expect(
-            spelled.key == "thumbnail/v3 https://example.com/a.jpg size=64 format=png quality=70 filter=catmull-rom colour=srgb")
+            spelled.key == "thumbnail/v4 https://example.com/a.jpg size=64 format=png quality=70 filter=catmull-rom colour=srgb decode-scale=faithful")
         let names = try Image.ResamplingFilter.allCases.map {
-            try ThumbnailKey(source: "s", size: 1, filter: $0).key.components(separatedBy: "filter=").last ?? ""
+            try Self.setting("filter", of: ThumbnailKey(source: "s", size: 1, filter: $0))
         }
-        #expect(Set(names) == ["box colour=srgb", "bilinear colour=srgb", "catmull-rom colour=srgb", "lanczos3 colour=srgb"])
+        #expect(Set(names) == ["box", "bilinear", "catmull-rom", "lanczos3"])
         let colours = try Image.ColourHandling.allCases.map {
-            try ThumbnailKey(source: "s", size: 1, colour: $0).key.components(separatedBy: " colour=").last ?? ""
+            try Self.setting("colour", of: ThumbnailKey(source: "s", size: 1, colour: $0))
         }
         #expect(colours == ["srgb", "keep", "ignore"])
+        let scales = try Image.DecodeScale.allCases.map {
+            try Self.setting("decode-scale", of: ThumbnailKey(source: "s", size: 1, decodeScale: $0))
+        }
+        #expect(scales == ["faithful", "fast"])
         #expect(ThumbnailKey.Format.allCases.map(\.description) == ["auto", "jpeg", "png", "webp"])
     }
 
@@ -53,7 +57,7 @@ struct ThumbnailKeyTests {
         #expect(source.hasSuffix("/photo%20one.jpg"))
         #expect(
             key.key
-                == "thumbnail/v3 \(source) bytes=5 modified=1718000000.000001234 size=128 format=jpeg quality=90 filter=box colour=srgb"
+                == "thumbnail/v4 \(source) bytes=5 modified=1718000000.000001234 size=128 format=jpeg quality=90 filter=box colour=srgb decode-scale=faithful"
         )
         #expect(key.fingerprint == (try ThumbnailKey.FileFingerprint(file: path)))
         #expect(
@@ -162,7 +166,7 @@ struct ThumbnailKeyTests {
             try ThumbnailKey(source: "https://example.com/a.jpg", size: 256, format: $0).key
         }
         #expect(Set(keys).count == ThumbnailKey.Format.allCases.count)
-        #expect(keys.last == "thumbnail/v3 https://example.com/a.jpg size=256 format=webp quality=85 filter=lanczos3 colour=srgb")
+        #expect(keys.last == "thumbnail/v4 https://example.com/a.jpg size=256 format=webp quality=85 filter=lanczos3 colour=srgb decode-scale=faithful")
     }
 
     @Test("Hoard stores a thumbnail under its key as an Image entry, encoded as the key says, and reads it back")
@@ -241,6 +245,11 @@ struct ThumbnailKeyTests {
         #expect(await iterator.next()??.width == 64)
         #expect(await iterator.next() == .some(nil))
     }
+
+    /// The value `name=` has in `key`'s string.
+    static func setting(_ name: String, of key: ThumbnailKey) -> String {
+        key.key.split(separator: " ").first { $0.hasPrefix(name + "=") }.map { String($0.dropFirst(name.count + 1)) } ?? ""
+    }
 }
 
 /// A count shared with a fetch closure.
@@ -248,4 +257,5 @@ private final class Counter: Sendable {
     private let count = Lock(0)
     var value: Int { count.withLock { $0 } }
     func increment() { count.withLock { $0 += 1 } }
+
 }
