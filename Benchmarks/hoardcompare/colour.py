@@ -8,10 +8,10 @@ import shlex
 import shutil
 import subprocess
 
-from . import iccprofiles
+from . import fidelity, iccprofiles
 from .report import best, row, side
 from .runner import PYTHON, RESULTS, Section, log
-from .thumbnails import run_rounds
+from .thumbnails import batch_fidelity, faithful_rate_row, run_rounds
 
 q = shlex.quote
 P3_FOLDER = "batch_p3"  # beside batch_jpg in the photo corpus (Benchmarks/.results/img)
@@ -62,15 +62,17 @@ def hoard_has_colour(hoard):
     return "--colour" in result.stdout + result.stderr
 
 
-def colour_commands(c, folder, untagged, count, out):
-    """name -> (command, hyperfine --prepare command) for every side, 1 and N threads."""
+def colour_commands(c, folder, untagged, count, out, png=False):
+    """name -> (command, hyperfine --prepare command) for every side, 1 and N threads; with PNG, the
+    same sides writing PNG (for the fidelity check)."""
     threads = os.cpu_count() or 1
     glob = f"{q(str(folder))}/*.jpg"
-    pillow = f"{PYTHON} {q(str(c.peers / 'pillow_cms_thumbs.py'))} --draft"
+    pillow = f"{PYTHON} {q(str(c.peers / 'pillow_cms_thumbs.py'))}" + (" --png" if png else "")
 
     def hoard(name, concurrency, inputs=folder, filter="lanczos3"):
         flags = f" --concurrency {concurrency}" if concurrency else ""
-        return (f"{q(str(c.tools['hoard']))} thumbnails --size 256 --quality 85 --format jpeg --filter {filter} "
+        return (f"{q(str(c.tools['hoard']))} thumbnails --size 256 --quality 85 --format {'png' if png else 'jpeg'} "
+                f"--filter {filter} "
                 f"--colour srgb{flags} --cache {q(str(out / (name + '-cache')))} --output {q(str(out / name))} "
                 f"{q(str(inputs))}", f"rm -rf {q(str(out / name))} {q(str(out / (name + '-cache')))}")
 
@@ -78,20 +80,23 @@ def colour_commands(c, folder, untagged, count, out):
         return f"bash -c {q(body)}", f"rm -rf {q(str(out / name))}"
 
     vips = lambda name: (f"vipsthumbnail -s 256 --export-profile srgb -o "
-                         f"{q(str(out / name))}/%s_t.jpg[Q=85,strip]")
+                         f"{q(str(out / name))}/%s_t." + ("png[strip]" if png else "jpg[Q=85,strip]"))
     mkdir = lambda name: f"mkdir -p {q(str(out / name))} && "
     commands = {
         "hoard-1": hoard("hoard-1", 1),
         "hoard-1-cubic": hoard("hoard-1-cubic", 1, filter="catmull-rom"),
         "hoard-1-untagged": hoard("hoard-1-untagged", 1, untagged),
-        "pillow-cms-1": shell("pillow-cms-1", f"{pillow} {q(str(out / 'pillow-cms-1'))} {glob}"),
+        "pillow-cms-plain-1": shell("pillow-cms-plain-1", f"{pillow} {q(str(out / 'pillow-cms-plain-1'))} {glob}"),
+        "pillow-cms-1": shell("pillow-cms-1", f"{pillow} --draft {q(str(out / 'pillow-cms-1'))} {glob}"),
         "vips-1": shell("vips-1", mkdir("vips-1") + f"VIPS_CONCURRENCY=1 {vips('vips-1')} {glob}"),
     }
     if threads > 1:
         commands.update({
             "hoard-n": hoard("hoard-n", None),
             "hoard-n-cubic": hoard("hoard-n-cubic", None, filter="catmull-rom"),
-            "pillow-cms-n": shell("pillow-cms-n", f"{pillow} --procs {threads} {q(str(out / 'pillow-cms-n'))} {glob}"),
+            "pillow-cms-plain-n": shell("pillow-cms-plain-n",
+                                        f"{pillow} --procs {threads} {q(str(out / 'pillow-cms-plain-n'))} {glob}"),
+            "pillow-cms-n": shell("pillow-cms-n", f"{pillow} --draft --procs {threads} {q(str(out / 'pillow-cms-n'))} {glob}"),
             "vips-n": shell("vips-n", mkdir("vips-n") + f"ls {glob} | xargs -P{threads} "
                                                         f"-n {max(1, count // threads)} {vips('vips-n')}"),
             "vips-default": shell("vips-default", mkdir("vips-default") + f"{vips('vips-default')} {glob}"),
@@ -158,25 +163,37 @@ def measure_colour(c):
     commands = colour_commands(c, folder, c.images / "batch_jpg", count, out)
     times = run_rounds(c, commands, count, out, "colour")
 
-    rate = lambda name, label: side(label, [count / t for t in times[name]])
+    lossless = colour_commands(c, folder, c.images / "batch_jpg", count, out / "png", png=True)
+    lossless.pop("hoard-1-untagged")  # another batch: its speed only is compared
+    figures = batch_fidelity(c, commands, lossless, folder, out, "colour")
+
+    def rate(name, label):
+        measured = side(label, [count / t for t in times[name]])
+        return fidelity.labelled(measured, figures[name]) if name in figures else measured
+
     work = lambda n, peer: (f"thumbnails, {count} Display P3 JPEG files (profile embedded) -> 256 px sRGB JPEG "
                             f"q85, {n} thread{'s' if n > 1 else ''}, vs {peer}")
-    # Each peer against Hoard with its filter class, as in **thumbnails**: Pillow's bicubic against
-    # Catmull-Rom, vipsthumbnail's Lanczos-3 against Lanczos-3.
+    # As in **thumbnails**: Hoard's default against Pillow's thumbnail() as a user writes it and
+    # against vipsthumbnail; Hoard's Catmull-Rom against Pillow with draft() (the same cubic).
+    faithful_row = lambda *arguments, **options: faithful_rate_row("colour", *arguments, **options)
     h1 = rate("hoard-1", "hoard --colour srgb --concurrency 1, Lanczos-3 (cold)")
     h1_cubic = rate("hoard-1-cubic", "hoard --colour srgb --concurrency 1 --filter catmull-rom (cold)")
-    rows = [row("colour", work(1, "vipsthumbnail"), "img/s", h1,
-                rate("vips-1", "VIPS_CONCURRENCY=1 vipsthumbnail --export-profile srgb"), target=1.5),
-            row("colour", work(1, "Pillow + ImageCms"), "img/s", h1_cubic,
-                rate("pillow-cms-1", "Pillow draft() + ImageCms, 1 process"), target=1.5)]
+    rows = [faithful_row(work(1, "Pillow thumbnail() + ImageCms"), h1,
+                         rate("pillow-cms-plain-1", "Pillow thumbnail() + ImageCms, 1 process"), 1.5),
+            faithful_row(work(1, "vipsthumbnail"), h1,
+                         rate("vips-1", "VIPS_CONCURRENCY=1 vipsthumbnail --export-profile srgb"), 1.5),
+            faithful_row(work(1, "Pillow draft() + ImageCms") + ", bicubic", h1_cubic,
+                         rate("pillow-cms-1", "Pillow draft() + ImageCms, 1 process"), 1.5)]
     if threads > 1:
         hn = rate("hoard-n", "hoard --colour srgb, Lanczos-3 (cold)")
         hn_cubic = rate("hoard-n-cubic", "hoard --colour srgb --filter catmull-rom (cold)")
         vips, others = best(rate("vips-n", f"{threads} x vipsthumbnail --export-profile srgb (xargs -P{threads})"),
                             rate("vips-default", "vipsthumbnail --export-profile srgb (default threads)"))
-        rows += [row("colour", work(threads, "vipsthumbnail"), "img/s", hn, vips, others=others, target=1.5),
-                 row("colour", work(threads, "Pillow + ImageCms"), "img/s", hn_cubic,
-                     rate("pillow-cms-n", f"Pillow draft() + ImageCms, {threads} processes"), target=1.5)]
+        rows += [faithful_row(work(threads, "Pillow thumbnail() + ImageCms"), hn,
+                              rate("pillow-cms-plain-n", f"Pillow thumbnail() + ImageCms, {threads} processes"), 1.5),
+                 faithful_row(work(threads, "vipsthumbnail"), hn, vips, 1.5, others=others),
+                 faithful_row(work(threads, "Pillow draft() + ImageCms") + ", bicubic", hn_cubic,
+                              rate("pillow-cms-n", f"Pillow draft() + ImageCms, {threads} processes"), 1.5)]
     rows.append(row("colour", f"hoard, the {count} Display P3 files against the untagged batch_jpg, 1 thread",
                     "img/s", h1, rate("hoard-1-untagged", "hoard, same flags, untagged batch_jpg (cold)"),
                     note="ratio = P3 / untagged: what the conversion costs Hoard; the untagged figure is the "

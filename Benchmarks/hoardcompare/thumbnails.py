@@ -6,6 +6,7 @@ import shlex
 import shutil
 import time
 
+from . import fidelity
 from .inputs import other_formats
 from .report import best, ratio_text, row, side
 from .runner import PYTHON, RESULTS, Section
@@ -13,29 +14,32 @@ from .runner import PYTHON, RESULTS, Section
 q = shlex.quote
 
 
-def batch_commands(c, folder, extension, count, out, section):
-    """name -> (command, hyperfine --prepare command) for every side of a batch over FOLDER/*.EXTENSION.
+def batch_commands(c, folder, extension, count, out, section, png=False):
+    """name -> (command, hyperfine --prepare command) for every side of a batch over FOLDER/*.EXTENSION;
+    with PNG, the same sides writing PNG (for the fidelity check: JPEG's own loss left out).
 
     Each peer is matched by a Hoard run with its filter class: vipsthumbnail resizes with Lanczos-3
     (Hoard's default), Pillow's thumbnail() with bicubic (Catmull-Rom, a = -0.5)."""
     threads = os.cpu_count() or 1
     glob = f"{q(str(folder))}/*.{extension}"
-    pillow = f"{PYTHON} {q(str(c.peers / 'pillow_thumbs.py'))}"
+    pillow = f"{PYTHON} {q(str(c.peers / 'pillow_thumbs.py'))}" + (" --png" if png else "")
 
     def hoard(name, concurrency, filter="lanczos3", binary=None):
         flags = f" --concurrency {concurrency}" if concurrency else ""
         flags += f" --filter {filter}"
-        return (f"{q(str(binary or c.tools['hoard']))} thumbnails --size 256 --quality 85 --format jpeg{flags} "
+        return (f"{q(str(binary or c.tools['hoard']))} thumbnails --size 256 --quality 85 "
+                f"--format {'png' if png else 'jpeg'}{flags} "
                 f"--cache {q(str(out / (name + '-cache')))} --output {q(str(out / name))} {q(str(folder))}",
                 f"rm -rf {q(str(out / name))} {q(str(out / (name + '-cache')))}")
 
     def shell(name, body):
         return f"bash -c {q(body)}", f"rm -rf {q(str(out / name))}"
 
-    vips_out = lambda name: q(str(out / name)) + "/%s_t.jpg[Q=85]"
+    vips_out = lambda name: q(str(out / name)) + ("/%s_t.png" if png else "/%s_t.jpg[Q=85]")
     commands = {
         "hoard-1": hoard("hoard-1", 1),
         "hoard-1-cubic": hoard("hoard-1-cubic", 1, "catmull-rom"),
+        "pillow-plain-1": shell("pillow-plain-1", f"{pillow} {q(str(out / 'pillow-plain-1'))} {glob}"),
         "pillow-1": shell("pillow-1", f"{pillow} --draft {q(str(out / 'pillow-1'))} {glob}"),
         "vips-1": shell("vips-1", f"mkdir -p {q(str(out / 'vips-1'))} && VIPS_CONCURRENCY=1 vipsthumbnail {glob} "
                                   f"-s 256 -o {vips_out('vips-1')}"),
@@ -47,6 +51,7 @@ def batch_commands(c, folder, extension, count, out, section):
         commands.update({
             "hoard-n": hoard("hoard-n", None),
             "hoard-n-cubic": hoard("hoard-n-cubic", None, "catmull-rom"),
+            "pillow-plain-n": shell("pillow-plain-n", f"{pillow} --procs {threads} {q(str(out / 'pillow-plain-n'))} {glob}"),
             "pillow-n": shell("pillow-n", f"{pillow} --draft --procs {threads} {q(str(out / 'pillow-n'))} {glob}"),
             "vips-n": shell("vips-n", f"mkdir -p {q(str(out / 'vips-n'))} && ls {glob} | xargs -P{threads} "
                                       f"-n {max(1, count // threads)} vipsthumbnail -s 256 -o {vips_out('vips-n')}"),
@@ -78,23 +83,59 @@ def run_rounds(c, commands, count, out, section):
     return times
 
 
+def batch_fidelity(c, commands, lossless, folder, out, section):
+    """name -> fidelity figures of each side (fidelity.py): PSNR of the side run once more writing
+    PNG (LOSSLESS, the same commands but for the format), bytes of what its timed runs wrote."""
+    references = fidelity.References(folder)
+    figures = {}
+    for name, (command, prepare) in lossless.items():
+        c.run(prepare, section, shell=True)
+        c.run(command, section, shell=True)
+        measured = fidelity.measure(out / "png" / name, references)
+        measured["bytes"] = sum(path.stat().st_size for path in (out / name).glob("*.jpg"))
+        figures[name] = measured
+    return figures
+
+
+def faithful_rate_row(section, work_text, hoard_side, peer_side, target, others=(), note=""):
+    """A row of images per second, met when its ratio is and Hoard is at least as faithful as the peer."""
+    made = row(section, work_text, "img/s", hoard_side, peer_side, target=target, others=others, note=note)
+    if made["met"] is not None:
+        made["met"] = made["met"] and fidelity.at_least_as_faithful(hoard_side["fidelity"], peer_side["fidelity"])
+    return made
+
+
+# Targets by batch: against Pillow's thumbnail() as a user writes it, and against vipsthumbnail.
+TARGETS = {"JPEG": (1.5, 2.0), "progressive JPEG": (2.0, 1.5)}
+
+
 def thumbnail_batch(c, folder, extension, kind, out, section):
     """Cold batches over the *.EXTENSION files of FOLDER, 1 and N threads: hoard (Lanczos-3 and
-    Catmull-Rom) against vipsthumbnail and Pillow. Returns (rows, commands, count, the name of hoard's
-    Lanczos-3 command at the most threads, and rate(name, label): a command's side in images per second)."""
+    Catmull-Rom) against Pillow's thumbnail() as a user writes it, Pillow with draft() and
+    vipsthumbnail, each side's fidelity and bytes in its label (fidelity.py); a row is met when its
+    ratio is and Hoard is at least as faithful as the peer. Returns (rows, commands, count, the name
+    of hoard's Lanczos-3 command at the most threads, and rate(name, label): a command's side in
+    images per second, with its fidelity)."""
     count = len(list(folder.glob(f"*.{extension}")))
     threads = os.cpu_count() or 1
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
     commands = batch_commands(c, folder, extension, count, out, section)
     times = run_rounds(c, commands, count, out, section)
+    figures = batch_fidelity(c, commands, batch_commands(c, folder, extension, count, out / "png", section, png=True),
+                             folder, out, section)
 
-    rate = lambda name, label: side(label, [count / t for t in times[name]])
-    work = lambda n: f"thumbnails, {count} {kind} files -> 256 px JPEG q85, {n} thread{'s' if n > 1 else ''}"
+    rate = lambda name, label: fidelity.labelled(side(label, [count / t for t in times[name]]), figures[name])
+    work = lambda n, peer: (f"thumbnails, {count} {kind} files -> 256 px JPEG q85, {n} thread{'s' if n > 1 else ''}, "
+                            f"vs {peer}")
+    pillow_target, vips_target = TARGETS.get(kind, (1.5, 1.5))
+
+    faithful_row = lambda *arguments, **options: faithful_rate_row(section, *arguments, **options)
+
     rows = []
     h1 = rate("hoard-1", "hoard --concurrency 1, Lanczos-3 (cold)")
     h1_cubic = rate("hoard-1-cubic", "hoard --concurrency 1 --filter catmull-rom (cold)")
-    pillow_1 = rate("pillow-1", "Pillow draft(), 1 process")
+    pillow_1 = rate("pillow-1", "Pillow draft() + thumbnail(), 1 process")
     others, note = [], ""
     if "before-1-cubic" in commands:
         # What the last run of each left: its cache folder and the thumbnails it wrote.
@@ -104,19 +145,23 @@ def thumbnail_batch(c, folder, extension, kind, out, section):
         note = (f"before the index: {ratio_text(before['value'] / pillow_1['value'])}; inodes per batch "
                 f"(cache folder and its files, output folder and thumbnails): {inodes('hoard-1-cubic')} now, "
                 f"{inodes('before-1-cubic')} before")
-    rows.append(row(section, work(1) + ", bicubic", "img/s", h1_cubic, pillow_1, target=1.5, others=others,
-                    note=note))
-    rows.append(row(section, work(1) + ", Lanczos-3", "img/s", h1,
-                    rate("vips-1", "VIPS_CONCURRENCY=1 vipsthumbnail"), target=1.5))
+    rows.append(faithful_row(work(1, "Pillow thumbnail()"), h1,
+                             rate("pillow-plain-1", "Pillow thumbnail() (its reducing gap), 1 process"), pillow_target))
+    rows.append(faithful_row(work(1, "vipsthumbnail"), h1, rate("vips-1", "VIPS_CONCURRENCY=1 vipsthumbnail"),
+                             vips_target))
+    rows.append(faithful_row(work(1, "Pillow draft()") + ", bicubic", h1_cubic, pillow_1, 1.5, others=others,
+                             note=note))
     cold_name = "hoard-1"
     if threads > 1:
         hn = rate("hoard-n", "hoard, Lanczos-3 (cold)")
         hn_cubic = rate("hoard-n-cubic", "hoard --filter catmull-rom (cold)")
-        rows.append(row(section, work(threads) + ", bicubic", "img/s", hn_cubic,
-                        rate("pillow-n", f"Pillow draft(), {threads} processes"), target=1.5))
+        rows.append(faithful_row(work(threads, "Pillow thumbnail()"), hn,
+                                 rate("pillow-plain-n", f"Pillow thumbnail(), {threads} processes"), pillow_target))
         vips, others = best(rate("vips-n", f"{threads} x vipsthumbnail (xargs -P{threads})"),
                             rate("vips-default", "vipsthumbnail (default threads)"))
-        rows.append(row(section, work(threads) + ", Lanczos-3", "img/s", hn, vips, others=others, target=1.5))
+        rows.append(faithful_row(work(threads, "vipsthumbnail"), hn, vips, vips_target, others=others))
+        rows.append(faithful_row(work(threads, "Pillow draft()") + ", bicubic", hn_cubic,
+                                 rate("pillow-n", f"Pillow draft() + thumbnail(), {threads} processes"), 1.5))
         cold_name = "hoard-n"
     return rows, commands, count, cold_name, rate
 
