@@ -183,7 +183,7 @@ def measure_colour(c):
             faithful_row(work(1, "vipsthumbnail"), h1,
                          rate("vips-1", "VIPS_CONCURRENCY=1 vipsthumbnail --export-profile srgb"), 1.5),
             faithful_row(work(1, "Pillow draft() + ImageCms") + ", bicubic", h1_cubic,
-                         rate("pillow-cms-1", "Pillow draft() + ImageCms, 1 process"), 1.5)]
+                         rate("pillow-cms-1", "Pillow draft() + ImageCms, 1 process"), None)]
     if threads > 1:
         hn = rate("hoard-n", "hoard --colour srgb, Lanczos-3 (cold)")
         hn_cubic = rate("hoard-n-cubic", "hoard --colour srgb --filter catmull-rom (cold)")
@@ -193,7 +193,7 @@ def measure_colour(c):
                               rate("pillow-cms-plain-n", f"Pillow thumbnail() + ImageCms, {threads} processes"), 1.5),
                  faithful_row(work(threads, "vipsthumbnail"), hn, vips, 1.5, others=others),
                  faithful_row(work(threads, "Pillow draft() + ImageCms") + ", bicubic", hn_cubic,
-                              rate("pillow-cms-n", f"Pillow draft() + ImageCms, {threads} processes"), 1.5)]
+                              rate("pillow-cms-n", f"Pillow draft() + ImageCms, {threads} processes"), None)]
     rows.append(row("colour", f"hoard, the {count} Display P3 files against the untagged batch_jpg, 1 thread",
                     "img/s", h1, rate("hoard-1-untagged", "hoard, same flags, untagged batch_jpg (cold)"),
                     note="ratio = P3 / untagged: what the conversion costs Hoard; the untagged figure is the "

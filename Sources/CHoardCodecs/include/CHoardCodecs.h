@@ -151,6 +151,14 @@ void hoard_jpeg_decoder_destroy(hoard_jpeg_decoder *decoder);
 /// colour channel times the key, both as ink-free.
 void hoard_cmyk_to_rgb(const uint8_t *cmyk, uint8_t *rgb, size_t count, int inverted);
 
+// MARK: - Resampling
+
+/// `out[i] = Σ weights[k] * rows[k][i]` for `i` in `0..<length`, `k` in `0..<count`: the vertical
+/// pass of the resampler. Uses AVX2 and FMA when the CPU has them (checked at run time), else
+/// portable C; the two may differ in the last bit of a float.
+void hoard_weighted_row_sum(float *out, const float *const *rows, const float *weights, size_t count,
+                            size_t length);
+
 /// Encodes 8-bit gray (1 channel) or RGB (3 channels) pixels as baseline JPEG, 4:2:0 chroma
 /// subsampling for RGB, at `quality` 1-100, with `icc` (when not NULL) in APP2 markers. On success `*output` is a buffer to release with
 /// `hoard_codec_free`.

@@ -1,3 +1,4 @@
+import CHoardCodecs
 import HoardCore
 
 /// Separable convolution resampling, one output row at a time.
@@ -7,8 +8,8 @@ import HoardCore
 /// widened once. Those rows are summed into one row of floats, which is filtered horizontally,
 /// un-premultiplied and narrowed to bytes.
 ///
-/// Summing vertically first keeps the widest loop a plain multiply-add over contiguous floats,
-/// which the compiler vectorises whatever the pixel format, and the working set a few rows: the
+/// Summing vertically first keeps the widest loop a plain multiply-add over contiguous floats
+/// (in C, with AVX2 and FMA where the CPU has them), whatever the pixel format, and the working set a few rows: the
 /// horizontal-first version this replaced wrote and reread a whole `Float` image in between, and
 /// took more than twice as long (`HoardMeasure resize`; Benchmarks/RESULTS.md).
 struct Resampler {
@@ -73,35 +74,19 @@ struct Resampler {
         }
     }
 
-    /// `column[i] = Σ weights[k] * row(k)[i]`, two rows per pass over `column`: half the loads and
-    /// stores of one pass per row.
+    /// `column[i] = Σ weights[k] * row(k)[i]` over the ring's rows `rows`, in C
+    /// (`hoard_weighted_row_sum`: a block of the column summed in registers over every row, with
+    /// AVX2 and FMA where the CPU has them).
     @inline(__always)
     private static func sum(
         rows: Range<Int>, of ring: UnsafeMutablePointer<Float>, ringSize: Int, length: Int,
         weights: UnsafePointer<Float>, into column: UnsafeMutablePointer<Float>
     ) {
-        func row(_ k: Int) -> UnsafePointer<Float> {
-            UnsafePointer(ring + ((rows.lowerBound &+ k) % ringSize) &* length)
-        }
-        let count = rows.count
-        var k = 0
-        if count >= 2 {
-            let (upper, lower, first, second) = (row(0), row(1), weights[0], weights[1])
-            for i in 0..<length { column[i] = first * upper[i] + second * lower[i] }
-            k = 2
-        } else {
-            let (only, weight) = (row(0), weights[0])
-            for i in 0..<length { column[i] = weight * only[i] }
-            k = 1
-        }
-        while k &+ 1 < count {
-            let (upper, lower, first, second) = (row(k), row(k &+ 1), weights[k], weights[k &+ 1])
-            for i in 0..<length { column[i] += first * upper[i] + second * lower[i] }
-            k &+= 2
-        }
-        if k < count {
-            let (last, weight) = (row(k), weights[k])
-            for i in 0..<length { column[i] += weight * last[i] }
+        withUnsafeTemporaryAllocation(of: UnsafePointer<Float>?.self, capacity: rows.count) { pointers in
+            for (k, row) in rows.enumerated() {
+                pointers[k] = UnsafePointer(ring + (row % ringSize) &* length)
+            }
+            hoard_weighted_row_sum(column, pointers.baseAddress, weights, rows.count, length)
         }
     }
 
