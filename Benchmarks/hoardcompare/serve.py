@@ -11,6 +11,7 @@ import urllib.parse
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 
+from . import fidelity
 from .redis import RedisServer, free_port
 from .report import row, side
 from .runner import RESULTS, Section, stop_server
@@ -287,10 +288,15 @@ def measure_serve(c):
             measure_fleet(c, folder, results, hoard_server, [hoard_path(n, w - 40 * rep, "jpeg")
                                                              for w in cold_widths(40) for n in names],
                           ports)
+        served = served_fidelity(c, folder, batch, names, hoard_server, ports, thumbor, hoard_path, thumbor_path,
+                                 nginx_path)
     shutil.rmtree(folder, ignore_errors=True)
 
     def rps(key):
-        return side(SIDE_LABELS[key], [r[0] for r in results.get(key, [])])
+        measured = side(SIDE_LABELS[key], [r[0] for r in results.get(key, [])])
+        if key[1] == "jpeg" and key[0] in served:
+            measured = fidelity.labelled(measured, served[key[0]])
+        return measured
 
     rows = []
     for fmt in ("jpeg", "webp"):
@@ -317,6 +323,36 @@ def measure_serve(c):
                         rps(("fleet", "one")),
                         others=[rps(("fleet", "apart"))], note=fleet_note(results)))
     return rows
+
+
+def served_fidelity(c, folder, batch, names, hoard_server, ports, thumbor, hoard_path, thumbor_path, nginx_path):
+    """server -> fidelity figures (fidelity.py) of its cold JPEG variant at fit BOX of each photo (one
+    copy of each of the batch's 12), fetched once after the timed runs from a server started empty:
+    PSNR against the full-resolution Lanczos-3 reference, bytes of the 12 answers."""
+    firsts = sorted({re.sub(r"_\d+\.jpg$", "_1.jpg", n) for n in names})
+    references = fidelity.References(batch, box=BOX)
+
+    def fetch(label, base, path_of):
+        answers = folder / f"fidelity-{label}"
+        answers.mkdir(parents=True, exist_ok=True)
+        for name in firsts:
+            with urllib.request.urlopen(base + path_of(name, BOX, "jpeg"), timeout=120) as response:
+                (answers / (name[:-len(".jpg")] + "_t.jpg")).write_bytes(response.read())
+        return fidelity.measure(answers, references)
+
+    served = {}
+    shutil.rmtree(folder / "hoard-fidelity", ignore_errors=True)
+    with hoard_server(folder / "hoard-fidelity"):
+        base = f"http://127.0.0.1:{ports['hoard']}"
+        wait_for(base + "/health")
+        served["hoard"] = fetch("hoard", base, hoard_path)
+    if thumbor:
+        with Process([thumbor, "--port", ports["thumbor"], "--ip", "127.0.0.1", "--conf", folder / "thumbor.conf"],
+                     c.run.logs / "thumbor.log"):
+            wait_for(f"http://127.0.0.1:{ports['thumbor']}/healthcheck")
+            served["thumbor"] = fetch("thumbor", f"http://127.0.0.1:{ports['thumbor']}", thumbor_path)
+    served["nginx"] = fetch("nginx", f"http://127.0.0.1:{ports['front']}", nginx_path)
+    return served
 
 
 def measure_fleet(c, folder, results, hoard_server, paths, ports):
@@ -398,5 +434,8 @@ SECTIONS = [Section(
     "repetition (cold), or cycles 60 made variants (warm: hoard's memory answers, its disk with "
     "`--memory-limit 0`, and nginx serving the same bytes as static files with its defaults; and at fit 256, "
     "2 threads x 32 connections, against nginx with `sendfile on; tcp_nopush on; open_file_cache`, 2 workers, no "
-    "access log). Peak RSS from /proc VmHWM.",
+    "access log). Peak RSS from /proc VmHWM. The cold JPEG rows' labels give each server's fidelity: its "
+    "fit-512 answer for each of the 12 photos, fetched once after the timed runs from a server started "
+    "empty, against a full-resolution Lanczos-3 thumbnail (PSNR median / worst, `hoardcompare/fidelity.py`), "
+    "and the bytes of those answers.",
     images=True)]
