@@ -8,10 +8,10 @@ import HoardCore
 /// widened once. Those rows are summed into one row of floats, which is filtered horizontally,
 /// un-premultiplied and narrowed to bytes.
 ///
-/// Summing vertically first keeps the widest loop a plain multiply-add over contiguous floats
-/// (in C, with AVX2 and FMA where the CPU has them), whatever the pixel format, and the working set a few rows: the
-/// horizontal-first version this replaced wrote and reread a whole `Float` image in between, and
-/// took more than twice as long (`HoardMeasure resize`; Benchmarks/RESULTS.md).
+/// Summing vertically first keeps the widest loop a plain multiply-add over contiguous floats (in
+/// C, with AVX2 and FMA where the CPU has them), whatever the pixel format, and the working set a
+/// few rows: the horizontal-first version this replaced wrote and reread a whole `Float` image in
+/// between, and took more than twice as long (`HoardMeasure resize`; Benchmarks/RESULTS.md).
 struct Resampler {
     let source: Image
     let horizontal: Kernel
