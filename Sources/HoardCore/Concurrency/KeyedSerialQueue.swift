@@ -20,31 +20,8 @@ import HoardSystem
 final class KeyedSerialQueue: Sendable {
     typealias Operation = @Sendable () async -> Void
 
-    /// The operations waiting for a key whose task is running, oldest first.
-    private struct Waiting {
-        private var operations: [Operation] = []
-        private var head = 0
-
-        var isEmpty: Bool { head == operations.count }
-
-        mutating func append(_ operation: @escaping Operation) {
-            operations.append(operation)
-        }
-
-        mutating func removeFirst() -> Operation {
-            defer {
-                head += 1
-                if head == operations.count {
-                    operations.removeAll(keepingCapacity: true)
-                    head = 0
-                }
-            }
-            return operations[head]
-        }
-    }
-
-    /// The keys whose task is running, with what waits for each.
-    private let state = Lock([ExactString: Waiting]())
+    /// The keys whose task is running, with the operations queued for each since it last looked.
+    private let state = Lock([ExactString: [Operation]]())
 
     /// The number of keys with an operation queued or running (for tests).
     var pendingKeyCount: Int {
@@ -57,24 +34,23 @@ final class KeyedSerialQueue: Sendable {
     func enqueue(key: String, _ operation: @escaping Operation) {
         let key = ExactString(key)
         let startsTask = state.withLock { waiting -> Bool in
-            if waiting[key] != nil {
+            guard waiting[key] == nil else {
                 waiting[key]?.append(operation)
                 return false
             }
-            waiting[key] = Waiting()
+            waiting[key] = []
             return true
         }
         guard startsTask else { return }
         Task {
-            var next: Operation? = operation
-            while let current = next {
-                await current()
-                next = state.withLock { waiting -> Operation? in
-                    guard waiting[key]?.isEmpty == false else {
-                        waiting[key] = nil
-                        return nil
-                    }
-                    return waiting[key]?.removeFirst()
+            var batch = [operation]
+            while !batch.isEmpty {
+                for current in batch { await current() }
+                // What was queued meanwhile, in order; none left ends the task and forgets the key.
+                batch = state.withLock { waiting in
+                    let queued = waiting[key] ?? []
+                    waiting[key] = queued.isEmpty ? nil : []
+                    return queued
                 }
             }
         }
