@@ -70,6 +70,15 @@ private final class Batches: Sendable {
         /// Whether the last flush found the write lock busy: then reads leave the next try to the
         /// timer instead of each trying again.
         var isLockBusy = false
+
+        /// Keeps the later of `hash`'s waiting date and `date` (seconds since the reference date),
+        /// unless ``RecencyMarks/capacity`` marks of other keys wait; whether it was kept.
+        @discardableResult
+        mutating func record(_ hash: [UInt8], at date: Double) -> Bool {
+            guard pending.count < RecencyMarks.capacity || pending[hash] != nil else { return false }
+            pending[hash] = max(pending[hash] ?? 0, date)
+            return true
+        }
     }
 
     init(index: DiskIndex, flushDelayMilliseconds: Int) {
@@ -90,10 +99,9 @@ private final class Batches: Sendable {
 
     func mark(_ hash: [UInt8], at date: Date) {
         let (isFull, needsTimer) = state.withLock { state -> (Bool, Bool) in
-            guard state.index != nil,
-                state.pending.count < RecencyMarks.capacity || state.pending[hash] != nil
-            else { return (false, false) }
-            state.pending[hash] = max(state.pending[hash] ?? 0, date.timeIntervalSinceReferenceDate)
+            guard state.index != nil, state.record(hash, at: date.timeIntervalSinceReferenceDate) else {
+                return (false, false)
+            }
             defer { state.isFlushScheduled = true }
             return (state.pending.count >= RecencyMarks.batchCount && !state.isLockBusy, !state.isFlushScheduled)
         }
@@ -139,9 +147,7 @@ private final class Batches: Sendable {
         let needsTimer = state.withLock { state -> Bool in
             guard state.index != nil else { return false }
             state.isLockBusy = true
-            for (hash, date) in unwritten where state.pending.count < RecencyMarks.capacity || state.pending[hash] != nil {
-                state.pending[hash] = max(state.pending[hash] ?? 0, date)
-            }
+            for (hash, date) in unwritten { state.record(hash, at: date) }
             defer { state.isFlushScheduled = true }
             return !state.isFlushScheduled
         }
