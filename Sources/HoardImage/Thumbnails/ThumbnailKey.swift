@@ -225,13 +225,20 @@ public struct ThumbnailKey: Sendable, Hashable {
     public func thumbnailReportingWarnings(
         from data: Data, maximumPixelCount: Int = Image.DecodingOptions.defaultMaximumPixelCount
     ) throws(ImageError) -> (image: Image, warnings: [String]) {
+        try Image.thumbnailReportingWarnings(
+            from: data, fittingIn: size, options: decodingOptions(maximumPixelCount: maximumPixelCount), filter: filter)
+    }
+
+    /// The decoding options of this key's thumbnails: its colour handling and decode scale (a
+    /// fast one also leaves out a progressive JPEG's last refinement bit at 1/8), under
+    /// `maximumPixelCount`. What a server that crops or fits other boxes from the key decodes with.
+    package func decodingOptions(maximumPixelCount: Int) -> Image.DecodingOptions {
         var options = Image.DecodingOptions()
         options.colour = colour
         options.maximumPixelCount = maximumPixelCount
         options.decodeScale = decodeScale
-        // Fast thumbnails also leave out the last refinement bit of a progressive JPEG at 1/8.
         if decodeScale == .fast { options.progressiveReading = .nearlyExact }
-        return try Image.thumbnailReportingWarnings(from: data, fittingIn: size, options: options, filter: filter)
+        return options
     }
 
     /// The bytes the tool stores and writes for `thumbnail`: PNG for ``Format/png`` (and for

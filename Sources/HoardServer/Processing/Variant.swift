@@ -75,10 +75,7 @@ struct Variant: Sendable {
     }
 
     private func render(_ original: Data, maximumPixels: Int) throws -> (Image, [String]) {
-        var options = Image.DecodingOptions()
-        options.maximumPixelCount = maximumPixels
-        options.colour = thumbnailKey.colour
-        options.decodeScale = thumbnailKey.decodeScale
+        let options = thumbnailKey.decodingOptions(maximumPixelCount: maximumPixels)
         switch fit {
         case .fit where width == height:
             return try thumbnailKey.thumbnailReportingWarnings(from: original, maximumPixelCount: maximumPixels)
