@@ -159,6 +159,47 @@ struct HTTPFreshnessTests {
         #expect(RequestConditions(Self.freshness([:])) == nil, "no validator: no conditional request")
     }
 
+    @Test("freshUntil is the instant the lifetime and the current age meet: fresh before it, stale from it")
+    func freshUntil() {
+        let sent = Self.example, received = Self.example.addingTimeInterval(2)
+        let tenSecondsBefore = "Sun, 06 Nov 1994 08:49:27 GMT"
+        let cases: [([String: [String]], Date?)] = [
+            // max-age 100, arrived 2 s old (the response delay): stale 98 s after reception.
+            (["cache-control": ["max-age=100"]], received.addingTimeInterval(98)),
+            // Apparent age 12: stale 88 s after reception.
+            (["cache-control": ["max-age=100"], "date": [tenSecondsBefore]], received.addingTimeInterval(88)),
+            (["cache-control": ["max-age=100"], "age": ["150"]], nil),  // older on arrival than its lifetime
+            (["cache-control": ["max-age=0"]], nil),
+            (["cache-control": ["no-cache, max-age=100"]], nil),
+            (["cache-control": ["max-age=oops"]], nil),
+            ([:], received.addingTimeInterval(HTTPFreshness.defaultLifetime - 2)),
+        ]
+        for (headers, expected) in cases {
+            let freshness = Self.freshness(headers, requestTime: sent, responseTime: received)
+            #expect(freshness.freshUntil == expected, "\(headers)")
+            // isFresh agrees with the age rule everywhere around the instant, and before reception.
+            for offset in [-1000.0, -1, 0, 1, 87, 87.5, 88, 88.5, 97, 97.5, 98, 98.5, 99, 86_397, 86_398, 86_399] {
+                let now = received.addingTimeInterval(offset)
+                let byAge = !freshness.control.noCache && freshness.lifetime.seconds > freshness.currentAge(at: now)
+                #expect(freshness.isFresh(at: now) == byAge, "\(headers) at +\(offset) s")
+            }
+        }
+    }
+
+    @Test("a record works out its freshness once: when made, read back and given a new response")
+    func recordFreshness() throws {
+        let freshness = Self.freshness(["cache-control": ["max-age=60"]])
+        var record = OriginalRecord(digest: "d", byteCount: 1, freshness: freshness)
+        #expect(record.freshUntil == Self.example.addingTimeInterval(60))
+        #expect(record.isFresh(at: Self.example.addingTimeInterval(59)) && !record.isFresh(at: Self.example.addingTimeInterval(60)))
+        let decoded = try OriginalRecord.decode(record.encode())
+        #expect(decoded == record && decoded.freshUntil == record.freshUntil, "read back with its verdict")
+        let json = try #require(String(data: record.encode(), encoding: .utf8))
+        #expect(!json.contains("freshUntil"), "the verdict is derived, not stored: \(json)")
+        record.freshness = Self.freshness(["cache-control": ["no-cache"]])
+        #expect(record.freshUntil == nil && !record.isFresh(at: Self.example))
+    }
+
     @Test("--revalidate: never asks, stale asks when stale, always asks")
     func policy() {
         let fresh = OriginalRecord(digest: "d", byteCount: 1, freshness: Self.freshness(["cache-control": ["max-age=60"]]))

@@ -122,11 +122,15 @@ package struct HTTPFreshness: Sendable, Equatable, Codable {
     /// The original's age at `now`, in seconds (RFC 9111 §4.2.3); a clock set back does not
     /// make it younger than it arrived.
     package func currentAge(at now: Date) -> Double {
+        correctedInitialAge + max(0, now.timeIntervalSince(responseTime))
+    }
+
+    /// The original's age when it arrived, in seconds: the larger of the apparent age (`Date` to
+    /// reception) and `Age` plus the response delay.
+    private var correctedInitialAge: Double {
         let apparentAge = max(0, responseTime.timeIntervalSince(dateValue))
         let responseDelay = max(0, responseTime.timeIntervalSince(requestTime))
-        let correctedInitialAge = max(apparentAge, ageValue + responseDelay)
-        let residentTime = max(0, now.timeIntervalSince(responseTime))
-        return correctedInitialAge + residentTime
+        return max(apparentAge, ageValue + responseDelay)
     }
 
     /// `Age` in seconds: the first member of the field, clamped to 2^31; 0 without one or for an
@@ -141,6 +145,17 @@ package struct HTTPFreshness: Sendable, Equatable, Codable {
     /// Whether the original may be used at `now` without asking the server: not `no-cache`, and
     /// younger than its lifetime.
     package func isFresh(at now: Date) -> Bool {
-        !control.noCache && lifetime.seconds > currentAge(at: now)
+        freshUntil.map { now < $0 } ?? false
+    }
+
+    /// The instant the original turns stale, or `nil` when it is never fresh (`no-cache`, or an
+    /// age on arrival already past its lifetime): the original is fresh at `now` exactly when
+    /// `now < freshUntil` (its age grows with the time since reception, and a clock set back
+    /// leaves it as it arrived). Parsing the fields once here lets a caller answer
+    /// ``isFresh(at:)`` without parsing them again.
+    package var freshUntil: Date? {
+        guard !control.noCache else { return nil }
+        let remaining = lifetime.seconds - correctedInitialAge
+        return remaining > 0 ? responseTime.addingTimeInterval(remaining) : nil
     }
 }

@@ -22,7 +22,40 @@ package struct OriginalRecord: Sendable, Equatable, Codable, Cachable {
     /// The original's size in bytes.
     package var byteCount: Int
     /// The response's caching fields and times.
-    package var freshness: HTTPFreshness
+    package var freshness: HTTPFreshness {
+        didSet { freshUntil = freshness.freshUntil }
+    }
+    /// `freshness.freshUntil`, worked out when the record is made or read rather than each time a
+    /// warm variant asks whether its original is fresh (it parses `Cache-Control` and dates). Not
+    /// stored: a record's bytes are those of its four other properties.
+    package private(set) var freshUntil: Date?
+
+    /// A record of the original whose SHA-256 is `digest`, with its response's `freshness`.
+    package init(digest: String, byteCount: Int, freshness: HTTPFreshness) {
+        self.digest = digest
+        self.byteCount = byteCount
+        self.freshness = freshness
+        freshUntil = freshness.freshUntil
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case version, digest, byteCount, freshness
+    }
+
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        version = try container.decode(Int.self, forKey: .version)
+        digest = try container.decode(String.self, forKey: .digest)
+        byteCount = try container.decode(Int.self, forKey: .byteCount)
+        freshness = try container.decode(HTTPFreshness.self, forKey: .freshness)
+        freshUntil = freshness.freshUntil
+    }
+
+    /// Whether the original may be used at `now` without asking its server
+    /// (``HTTPFreshness/isFresh(at:)``, from ``freshUntil``).
+    package func isFresh(at now: Date) -> Bool {
+        freshUntil.map { now < $0 } ?? false
+    }
 
     /// A stable name, whatever module a toolchain gives the type.
     package static var cacheTypeIdentifier: String { "HoardCommand.OriginalRecord" }

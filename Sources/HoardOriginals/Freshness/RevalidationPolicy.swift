@@ -14,7 +14,7 @@ package enum RevalidationPolicy: String, ExpressibleByArgument, Sendable, CaseIt
     package func shouldRevalidate(_ record: OriginalRecord, at now: Date) -> Bool {
         switch self {
         case .never: false
-        case .stale: !record.freshness.isFresh(at: now)
+        case .stale: !record.isFresh(at: now)
         case .always: true
         }
     }
