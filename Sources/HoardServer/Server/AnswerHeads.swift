@@ -1,38 +1,49 @@
 import Foundation
 import HoardSystem
 
-/// The entity tags of recent answers, by cache key and the stored entry they were computed from
-/// (its date and size), so that an answer read again from the cache is not hashed again.
+/// The heads of recent answers — entity tag and fields — by cache key and the stored entry they
+/// were made from (its date and size), so that an answer read again from the cache is neither
+/// hashed nor given its fields again.
 ///
 /// A tag is the first 128 bits of the content's SHA-256, in hex and quotes. An entry stored again
-/// under the same key carries a new date, so its tag is computed afresh.
+/// under the same key carries a new date, so its head is made afresh.
 ///
 /// Invariant: the entries' costs (their key's bytes and a fixed share) total at most
-/// the table's ``BoundedTable/byteLimit`` (a ``BoundedTable``: when one more would not fit, everything is forgotten first).
-final class EntityTags: Sendable {
-    struct Tag {
+/// the table's ``BoundedTable/byteLimit`` (a ``BoundedTable``: when one more would not fit,
+/// everything is forgotten first).
+final class AnswerHeads: Sendable {
+    struct Known {
         let cachedAt: Date
         let byteCount: Int
-        let value: String
+        let head: ImageServer.Answer.Head
     }
 
-    /// The tags, by cache key (its count and costs are what tests and diagnostics read).
-    let table: BoundedTable<String, Tag>
+    /// What one entry is counted as besides its key: a tag and six short fields, twice.
+    static let entryCost = 768
 
-    /// An empty table whose entries' costs total at most `byteLimit` (0 keeps none).
-    init(byteLimit: Int) {
+    /// The heads, by cache key (its count and costs are what tests and diagnostics read).
+    let table: BoundedTable<String, Known>
+    /// Every answer's `Cache-Control`.
+    let cacheControl: String
+
+    /// An empty table whose entries' costs total at most `byteLimit` (0 keeps none), for answers
+    /// carrying `cacheControl`.
+    init(byteLimit: Int, cacheControl: String) {
         table = BoundedTable(byteLimit: byteLimit)
+        self.cacheControl = cacheControl
     }
 
-    /// The tag of `bytes`, stored under `key` at `cachedAt`: remembered, or computed and
-    /// remembered; `nil` when the system's SHA-256 fails.
-    func tag(forKey key: String, cachedAt: Date, bytes: Data) -> String? {
+    /// The head of an answer with `bytes`, stored under `key` at `cachedAt`: remembered, or made
+    /// and remembered (its tag `nil` when the system's SHA-256 fails).
+    func head(forKey key: String, cachedAt: Date, bytes: Data) -> ImageServer.Answer.Head {
         if let known = table.value(forKey: key), known.cachedAt == cachedAt, known.byteCount == bytes.count {
-            return known.value
+            return known.head
         }
-        guard let digest = bytes.withUnsafeBytes({ SHA256.hash($0) }) else { return nil }
-        let value = "\"" + SHA256.hex(digest.prefix(16)) + "\""
-        table.setValue(Tag(cachedAt: cachedAt, byteCount: bytes.count, value: value), forKey: key, cost: key.utf8.count + 128)
-        return value
+        let tag = bytes.withUnsafeBytes({ SHA256.hash($0) }).map { "\"" + SHA256.hex($0.prefix(16)) + "\"" }
+        let head = ImageServer.Answer.Head(bytes: bytes, entityTag: tag, cacheControl: cacheControl)
+        table.setValue(
+            Known(cachedAt: cachedAt, byteCount: bytes.count, head: head), forKey: key,
+            cost: key.utf8.count + Self.entryCost)
+        return head
     }
 }

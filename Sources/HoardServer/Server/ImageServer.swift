@@ -41,14 +41,13 @@ public final class ImageServer: Sendable {
     let originalCache: OriginalCache
     let logger: Logger
     let metrics: ServerMetrics?
-    /// Every image's `Cache-Control`.
-    let cacheControl: String
     /// Answers recently made or read, by cache key: a warm request costs no disk read.
     let answers: MemoryCache<String, Answer>?
     /// What recent paths of remote sources resolved to: a repeated request skips parsing.
     let recentVariants = RecentVariants(byteLimit: 4 << 20)
-    /// The entity tags of recent answers: an answer read again from disk is not hashed again.
-    let entityTags = EntityTags(byteLimit: 2 << 20)
+    /// The heads of recent answers: an answer read again from disk is not hashed, nor its fields
+    /// made, again.
+    let answerHeads: AnswerHeads
     private let inFlight = Lock(0)
 
     /// A server answering from `hoard` with `configuration`.
@@ -69,7 +68,7 @@ public final class ImageServer: Sendable {
         self.configuration = configuration
         self.logger = logger
         metrics = configuration.metricsRegistry.map(ServerMetrics.init(registry:))
-        cacheControl = "public, max-age=\(configuration.cacheMaxAge)"
+        answerHeads = AnswerHeads(byteLimit: 8 << 20, cacheControl: "public, max-age=\(configuration.cacheMaxAge)")
         // A short expiry bounds how long a removal made elsewhere (another machine, `hoard cache
         // forget`) or a changed origin goes unseen here.
         answers =
@@ -254,28 +253,39 @@ public final class ImageServer: Sendable {
     struct Answer: Sendable {
         /// The encoded image, as it is written to every connection.
         let bytes: ByteBuffer
-        /// From the content; `nil` when the system's SHA-256 failed (then no 304 is possible).
-        let entityTag: String?
+        /// Its entity tag and fields.
+        let head: Head
         var variesByAccept: Bool
-        /// A 200's fields but `Vary`, made once: `ETag`, `Cache-Control`, `Content-Type`,
-        /// `X-Content-Type-Options` and `Content-Length`.
-        let fields: HTTPFields
-        /// A 304's fields but `Vary`: the validators and caching fields of the 200 it stands for,
-        /// and no representation fields (RFC 9110, 15.4.5).
-        let notModifiedFields: HTTPFields
 
-        init(bytes: Data, entityTag: String?, variesByAccept: Bool, cacheControl: String) {
-            self.bytes = ByteBuffer(data: bytes)
-            self.entityTag = entityTag
-            self.variesByAccept = variesByAccept
-            var fields = HTTPFields()
-            if let entityTag { fields[.eTag] = entityTag }
-            fields[.cacheControl] = cacheControl
-            notModifiedFields = fields + [HTTPField(name: .contentLength, value: "0")]
-            fields[.contentType] = ImageFormat(sniffing: bytes)?.mediaType ?? "application/octet-stream"
-            fields[.xContentTypeOptions] = "nosniff"
-            fields[.contentLength] = String(bytes.count)
-            self.fields = fields
+        /// From the content; `nil` when the system's SHA-256 failed (then no 304 is possible).
+        var entityTag: String? { head.entityTag }
+        /// A 200's fields but `Vary`.
+        var fields: HTTPFields { head.fields }
+        /// A 304's fields but `Vary`.
+        var notModifiedFields: HTTPFields { head.notModifiedFields }
+
+        /// An answer's entity tag and fields, made once for its bytes.
+        struct Head: Sendable {
+            /// From the content; `nil` when the system's SHA-256 failed (then no 304 is possible).
+            let entityTag: String?
+            /// A 200's fields but `Vary`: `ETag`, `Cache-Control`, `Content-Type`,
+            /// `X-Content-Type-Options` and `Content-Length`.
+            let fields: HTTPFields
+            /// A 304's fields but `Vary`: the validators and caching fields of the 200 it stands
+            /// for, and no representation fields (RFC 9110, 15.4.5).
+            let notModifiedFields: HTTPFields
+
+            init(bytes: Data, entityTag: String?, cacheControl: String) {
+                self.entityTag = entityTag
+                var fields = HTTPFields()
+                if let entityTag { fields[.eTag] = entityTag }
+                fields[.cacheControl] = cacheControl
+                notModifiedFields = fields + [HTTPField(name: .contentLength, value: "0")]
+                fields[.contentType] = ImageFormat(sniffing: bytes)?.mediaType ?? "application/octet-stream"
+                fields[.xContentTypeOptions] = "nosniff"
+                fields[.contentLength] = String(bytes.count)
+                self.fields = fields
+            }
         }
     }
 
@@ -311,8 +321,9 @@ public final class ImageServer: Sendable {
     private func remember(_ entry: CacheEntry<Data>, of variant: Variant, variesByAccept: Bool) -> Answer {
         let bytes = entry.value
         let answer = Answer(
-            bytes: bytes, entityTag: entityTags.tag(forKey: variant.cacheKey, cachedAt: entry.cachedAt, bytes: bytes),
-            variesByAccept: variesByAccept, cacheControl: cacheControl)
+            bytes: ByteBuffer(data: bytes),
+            head: answerHeads.head(forKey: variant.cacheKey, cachedAt: entry.cachedAt, bytes: bytes),
+            variesByAccept: variesByAccept)
         try? answers?.setValue(answer, forKey: variant.cacheKey, cost: bytes.count)
         return answer
     }
