@@ -127,12 +127,13 @@ extension DiskCache {
         /// to 4 MiB, so twice that: the limit and the transactions that pass it), the log's own
         /// index (`index.sqlite-shm`, 32 KiB), the index's first 64 KiB (its schema and the first
         /// pages of its tables), and the room kept for a clean-up on a full disk (half the log's
-        /// limit and 64 KiB, the file `space-reserve`). Records being written at that moment come
-        /// on top.
+        /// limit and 64 KiB, the file `space-reserve`), and 4 KiB for the folder's own small files
+        /// (`CACHEDIR.TAG`, `.hoard-cache`, `expired-before`). Records being written at that moment
+        /// come on top.
         public var slackByteCount: Int {
             let logLimit = IndexLog.byteLimit(forSizeLimit: sizeLimit)
             return 2 * logLimit + IndexLog.sharedMemoryByteCount + DiskUsage.indexAllowance
-                + SpaceReserve.byteCount(forLogByteLimit: logLimit)
+                + SpaceReserve.byteCount(forLogByteLimit: logLimit) + CacheFolder.ownFilesByteAllowance
         }
 
         /// The byte count a trim removes down to.

@@ -35,6 +35,10 @@ struct CacheFolder: Sendable {
     /// The standard cache directory tag (<https://bford.info/cachedir/>): backup tools skip the folder.
     static let cacheDirectoryTagFileName = "CACHEDIR.TAG"
 
+    /// What the folder's own small files may take: `CACHEDIR.TAG` (178 bytes), `.hoard-cache` and
+    /// the manager's `expired-before` (a few dozen each), one page allowed for all three.
+    static let ownFilesByteAllowance = 4096
+
     /// The on-disk format this version reads and writes: 2, entries indexed in `index.sqlite` and
     /// small ones kept inside it or in segment files. Format 1 (one file per entry, no index) is
     /// indexed when opened.
