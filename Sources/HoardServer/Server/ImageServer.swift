@@ -226,8 +226,9 @@ public final class ImageServer: Sendable {
 
     /// The image's answer: a 200 with its bytes, or a 304 when `condition` names its entity tag.
     private func response(with image: Answer, ifNoneMatch condition: String?) -> ImageResponse {
-        let notModified = image.entityTag.map { entityTag in condition.map { Self.matches($0, entityTag) } ?? false } ?? false
-        var headers = notModified ? image.notModifiedFields : image.fields
+        let head = image.head
+        let notModified = head.entityTag.map { entityTag in condition.map { Self.matches($0, entityTag) } ?? false } ?? false
+        var headers = notModified ? head.notModifiedFields : head.fields
         if image.variesByAccept { headers.append(HTTPField(name: .vary, value: "Accept")) }
         return ImageResponse(status: notModified ? .notModified : .ok, headers: headers, body: notModified ? nil : image.bytes)
     }
@@ -256,13 +257,6 @@ public final class ImageServer: Sendable {
         /// Its entity tag and fields.
         let head: Head
         var variesByAccept: Bool
-
-        /// From the content; `nil` when the system's SHA-256 failed (then no 304 is possible).
-        var entityTag: String? { head.entityTag }
-        /// A 200's fields but `Vary`.
-        var fields: HTTPFields { head.fields }
-        /// A 304's fields but `Vary`.
-        var notModifiedFields: HTTPFields { head.notModifiedFields }
 
         /// An answer's entity tag and fields, made once for its bytes.
         struct Head: Sendable {
