@@ -149,7 +149,8 @@ final class DiskIndex: Sendable {
     /// - Parameters:
     ///   - writing: Whether `body` may write.
     ///   - waiting: Whether a write may wait to cut the log back (see ``IndexLog/cutBack(on:)``); not
-    ///     for what a read writes, which never waits.
+    ///     for what a read writes, which never waits (for the log nor for the lock), and fails as busy
+    ///     rather than add to a log past its limit (see ``IndexLog/isWithinLimit(afterOneTryOn:)``).
     /// - Throws: What `body` throws; ``SQLiteError`` when no connection can be opened.
     func withConnection<Result>(
         writing: Bool, waiting: Bool = true, _ body: (SQLiteConnection) throws -> Result
@@ -161,7 +162,11 @@ final class DiskIndex: Sendable {
             return try body(connection)
         }
         readHold.endForWrite()
-        guard waiting else { return try body(connection) }  // a read's own write: the next writer cuts the log back
+        guard waiting else {
+            // A read's own write: never waits, and never adds to a log past its limit.
+            guard log.isWithinLimit(afterOneTryOn: connection) else { throw SQLiteError.logPastLimit(path: log.path) }
+            return try connection.withoutWaiting { try body(connection) }
+        }
         log.cutBack(on: connection)  // when the last writer could not
         let result = try body(connection)
         log.cutBack(on: connection)
@@ -270,7 +275,7 @@ final class DiskIndex: Sendable {
     /// Runs `body` on a connection that does not wait for another writer; `nil` when one holds the
     /// lock (or the index fails): what a read does to the index, best effort.
     func withDatabaseWithoutWaiting<Result>(_ body: (SQLiteConnection) throws -> Result) -> Result? {
-        try? withDatabase(writing: true, waiting: false) { connection in try connection.withoutWaiting { try body(connection) } }
+        try? withDatabase(writing: true, waiting: false, body)
     }
 
     /// The ``DiskCacheError`` for an SQLite failure on the index, naming the database, what failed,

@@ -14,8 +14,9 @@ import HoardSystem
 ///
 /// Invariant: the log stays within its limit and the transactions that pass it, which is its
 /// share of ``DiskCache/Configuration/slackByteCount``: every writer in every process cuts back a
-/// log past its limit (see ``cutBack(on:)``), and no transaction of maintenance adds more than
-/// an eighth of it.
+/// log past its limit (see ``cutBack(on:)``), what a read writes never adds to a log past it (see
+/// ``isWithinLimit(afterOneTryOn:)``), and no transaction of maintenance adds more than an eighth
+/// of it.
 struct IndexLog: Sendable {
     /// The log's path: the database's, with `-wal`.
     let path: String
@@ -59,5 +60,17 @@ struct IndexLog: Sendable {
             else { return }
             usleep(1_000)
         }
+    }
+
+    /// Before a write that never waits (what a read writes: recency marks, a clean-up): whether
+    /// the log is within its limit, after one try at cutting it back when it is not. A try that a
+    /// reader or another writer keeps out fails at once, and the write is left for later: such
+    /// writes, many small transactions one after another, took the log past twice its limit while
+    /// a reader of another process held it.
+    func isWithinLimit(afterOneTryOn connection: SQLiteConnection) -> Bool {
+        guard case .success(let log) = FileSystem.linkStatus(path), log.byteCount > byteLimit else { return true }
+        _ = try? connection.withoutWaiting { try DatabaseFile(connection: connection).checkpoint(truncating: true) }
+        guard case .success(let after) = FileSystem.linkStatus(path) else { return true }
+        return after.byteCount <= byteLimit
     }
 }

@@ -58,4 +58,12 @@ struct SQLiteError: Error, Sendable, Hashable, CustomStringConvertible {
     var description: String {
         "\(operation) failed: \(message) (SQLite result \(code)\(systemErrno == 0 ? "" : ", errno \(systemErrno)"))"
     }
+
+    /// What a write that never waits fails with when the index's log at `path` is past its limit
+    /// and could not be cut back at once: busy, as when another writer holds the lock.
+    static func logPastLimit(path: String) -> SQLiteError {
+        SQLiteError(
+            code: SQLITE_BUSY, message: "the log is past its limit and readers keep it from starting over",
+            systemErrno: 0, operation: "write without waiting to \(path)")
+    }
 }
