@@ -29,6 +29,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
     ],
     targets: [
         // System libraries: the package manager suggests these packages when a header is missing.
@@ -96,7 +97,7 @@ let package = Package(
         // call, files and folders, the lock, SHA-256 and zero padding. Internal to the package.
         .target(
             name: "HoardSystem",
-            dependencies: ["CHoardSupport"]
+            dependencies: ["CHoardSupport", .product(name: "DequeModule", package: "swift-collections")]
         ),
         // The cache core: `Cachable`, the memory, disk and tier contract, the manager. It links no
         // image library.

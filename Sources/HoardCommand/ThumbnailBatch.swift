@@ -35,7 +35,7 @@ struct ThumbnailBatch: Sendable {
         -> BatchSummary
     {
         let start = DispatchTime.now().uptimeNanoseconds
-        let decodeLimiter = AsyncLimiter(limit: decodeConcurrency)
+        let decodeQueue = WorkQueue(concurrency: decodeConcurrency)
         var results = [InputResult?](repeating: nil, count: inputs.count)
         await withTaskGroup(of: (Int, InputResult).self) { group in
             var next = 0
@@ -44,7 +44,7 @@ struct ThumbnailBatch: Sendable {
                 let index = next
                 let (input, source, folderPath) = inputs[index]
                 group.addTask {
-                    (index, await process(input: input, source: source, folderPath: folderPath, decodeLimiter: decodeLimiter))
+                    (index, await process(input: input, source: source, folderPath: folderPath, decodeQueue: decodeQueue))
                 }
                 next += 1
             }
@@ -63,7 +63,7 @@ struct ThumbnailBatch: Sendable {
     }
 
     private func process(
-        input: String, source: Result<InputSource, InputError>, folderPath: String?, decodeLimiter: AsyncLimiter
+        input: String, source: Result<InputSource, InputError>, folderPath: String?, decodeQueue: WorkQueue
     ) async -> InputResult {
         var result = InputResult(input: input)
         let work = InputWork()
@@ -80,7 +80,7 @@ struct ThumbnailBatch: Sendable {
             do {
                 let entry = try await hoard.encodedEntry(Image.self, forKey: key.key) { [self] in
                     try await makeThumbnail(
-                        key, of: source, identifier: identifier, original: original, decodeLimiter: decodeLimiter,
+                        key, of: source, identifier: identifier, original: original, decodeQueue: decodeQueue,
                         work: work)
                 }
                 // A cache that cannot be written fails the input: the warm rerun it promises would not come.
@@ -142,7 +142,7 @@ struct ThumbnailBatch: Sendable {
     /// - Parameter original: A URL's original when checking it has just downloaded it.
     private func makeThumbnail(
         _ key: ThumbnailKey, of source: InputSource, identifier: String, original: OriginalCache.Original?,
-        decodeLimiter: AsyncLimiter, work: InputWork
+        decodeQueue: WorkQueue, work: InputWork
     ) async throws -> Data {
         switch source {
         case .file(let path):
@@ -153,12 +153,12 @@ struct ThumbnailBatch: Sendable {
                 let option = if case .tooLarge = error.reason { " (--max-download-bytes)" } else { "" }
                 throw RunFailure("cannot read \(path): \(error)\(option)")
             }
-            let thumbnail = try await decodeLimiter.run { try encodedThumbnail(key, from: original, work: work) }
+            let thumbnail = try await decodeQueue.run { try encodedThumbnail(key, from: original, work: work) }
             if work.originalIsTruncated { throw UncachedThumbnail(bytes: thumbnail) }
             return thumbnail
         case .remote(let url):
             let make: @Sendable (Data) async throws -> Data = { [self] data in
-                try await decodeLimiter.run { try encodedThumbnail(key, from: data, work: work) }
+                try await decodeQueue.run { try encodedThumbnail(key, from: data, work: work) }
             }
             let used =
                 if let original { original } else {

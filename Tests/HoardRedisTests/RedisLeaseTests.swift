@@ -1,4 +1,5 @@
 import Foundation
+import HoardTestSupport
 import RedisTestSupport
 import Testing
 
@@ -90,7 +91,7 @@ struct RedisLeaseTests {
                     return "fetched after the lease"
                 }
             }
-            #expect(await Fixtures.eventually(timeout: .seconds(120)) { a.hoard.statistics.sharedFetchWaits == 1 }, "the caller waits")
+            #expect(await eventually(timeout: .seconds(120), interval: .milliseconds(50)) { a.hoard.statistics.sharedFetchWaits == 1 }, "the caller waits")
             #expect(runs.value == 0, "no fetch while the lease lives")
             #expect(try server.command(["PEXPIRE", leaseKey, "300"]) == ":1")
             let value = try await call.value
@@ -138,11 +139,11 @@ struct RedisLeaseTests {
                     throw Failure()
                 }
             }
-            #expect(await Fixtures.eventually(timeout: .seconds(120)) { started.value == 1 })
+            #expect(await eventually(timeout: .seconds(120), interval: .milliseconds(50)) { started.value == 1 })
             let second = Task {
                 try await b.hoard.value(forKey: "flaky") { () async throws -> String in "B's own" }
             }
-            #expect(await Fixtures.eventually(timeout: .seconds(120)) { b.hoard.statistics.sharedFetchWaits == 1 })
+            #expect(await eventually(timeout: .seconds(120), interval: .milliseconds(50)) { b.hoard.statistics.sharedFetchWaits == 1 })
             let start = ContinuousClock.now
             released.increment()
             let value = try await second.value

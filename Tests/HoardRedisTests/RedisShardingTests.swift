@@ -89,13 +89,13 @@ struct RedisShardingTests {
         // The restarted server is empty; a store of one of its keys (one that B has never had)
         // reaches it once the breaker has probed it (within the 400 ms maximum back-off).
         let back = try #require(onSecond.sorted().dropFirst().first)
-        let reached = try await Fixtures.eventually(timeout: .seconds(120)) {
+        let reached = try await eventually(timeout: .seconds(120), interval: .milliseconds(50)) {
             try await a.hoard.store("after the restart", forKey: back)
             return try Fixtures.exists(Fixtures.redisKey(back, namespace: namespace), on: second)
         }
         #expect(reached, "A writes to the restarted server again")
         #expect(!a.tier.shards[1].breaker.isOpen)
-        let readOnB = try await Fixtures.eventually(timeout: .seconds(120)) {
+        let readOnB = try await eventually(timeout: .seconds(120), interval: .milliseconds(50)) {
             try await b.hoard.entry(String.self, forKey: back)?.value == "after the restart"
         }
         #expect(readOnB, "B reads the restarted server's value")
@@ -142,7 +142,7 @@ struct RedisShardingTests {
                 #expect(try await machine.hoard.retrieve(String.self, forKey: "p") == "while paused")
 
                 server.resume()
-                let reached = try await Fixtures.eventually(timeout: .seconds(120)) {
+                let reached = try await eventually(timeout: .seconds(120), interval: .milliseconds(50)) {
                     try await machine.hoard.store("after resuming", forKey: "r")
                     return try Fixtures.exists(Fixtures.redisKey("r", namespace: Self.namespace), on: server)
                 }

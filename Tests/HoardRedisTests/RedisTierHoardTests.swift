@@ -1,4 +1,5 @@
 import Foundation
+import HoardTestSupport
 import RedisTestSupport
 import Testing
 
@@ -60,7 +61,7 @@ struct RedisTierHoardTests {
             try await a.hoard.expireAll()
             #expect(try await a.hoard.retrieve(String.self, forKey: "k") == nil, "at once on A")
             // A loaded 2-core machine may stall B's once-a-second mark watch for tens of seconds.
-            let expiredOnB = try await Fixtures.eventually(timeout: .seconds(180)) {
+            let expiredOnB = try await eventually(timeout: .seconds(180), interval: .milliseconds(50)) {
                 try await b.hoard.retrieve(String.self, forKey: "k") == nil
             }
             #expect(expiredOnB, "B applies A's expireAll() within 10 s")
@@ -84,7 +85,7 @@ struct RedisTierHoardTests {
             let keys = try server.command(["KEYS", "*"]).split(separator: "\n").map(String.init)
             #expect(keys == ["hoard:v1:machines:removed-before"], "\(keys)")
             // A loaded 2-core machine may stall B's once-a-second mark watch for tens of seconds.
-            let emptiedOnB = try await Fixtures.eventually(timeout: .seconds(180)) {
+            let emptiedOnB = try await eventually(timeout: .seconds(180), interval: .milliseconds(50)) {
                 try b.hoard.storedBytes(forKey: "local") == nil && b.hoard.storedBytes(forKey: "shared") == nil
             }
             #expect(emptiedOnB, "B applies A's removeAll() to its disk within 10 s")
@@ -109,7 +110,7 @@ struct RedisTierHoardTests {
             let ahead = Int64((Date().timeIntervalSince1970 + 120) * 1000)  // A's clock runs two minutes fast
             _ = try server.command(["SET", "hoard:v1:machines:expired-before", "\(ahead)"])
             // A loaded 2-core machine may stall B's once-a-second mark watch for tens of seconds.
-            let expiredOnB = try await Fixtures.eventually(timeout: .seconds(180)) {
+            let expiredOnB = try await eventually(timeout: .seconds(180), interval: .milliseconds(50)) {
                 try await b.hoard.retrieve(String.self, forKey: "before") == nil
             }
             #expect(expiredOnB, "B applies the mark within 10 s")

@@ -77,7 +77,7 @@ extension ImageServer {
     /// Makes `variant` from the original `load` gives, once a place in the decode queue is free.
     private func decode(_ variant: Variant, from load: @Sendable () async throws -> Data) async throws -> Data {
         let queued = ContinuousClock.now
-        return try await queue.run {
+        return try await queue.runOrRefuse {
             metrics?.record(.queue, ContinuousClock.now - queued)
             let original = try await load()
             let maximumPixels = configuration.maximumPixels

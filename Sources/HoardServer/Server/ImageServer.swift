@@ -76,7 +76,7 @@ public final class ImageServer: Sendable {
             ? try? MemoryCache(
                 configuration: .init(costLimit: configuration.memoryBytes, defaultExpiry: .seconds(60)))
             : nil
-        queue = WorkQueue(concurrency: configuration.decodeConcurrency, capacity: configuration.queueCapacity)
+        queue = WorkQueue(concurrency: configuration.decodeConcurrency, waitingCapacity: configuration.queueCapacity)
         originPlaces = OriginPlaces(
             concurrency: configuration.originConcurrency, capacity: configuration.queueCapacity)
         decodeThreads = NIOThreadPool(numberOfThreads: configuration.decodeConcurrency)

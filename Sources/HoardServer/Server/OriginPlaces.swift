@@ -25,7 +25,7 @@ final class OriginPlaces: Sendable {
     /// - Throws: ``ServeError/overloaded(retryAfter:)`` when that origin's places and queue are
     ///   full; else what `body` throws.
     func run<Result: Sendable>(for url: URL, _ body: () async throws -> Result) async throws -> Result {
-        try await queue(for: Self.origin(of: url)).run(body)
+        try await queue(for: Self.origin(of: url)).runOrRefuse(body)
     }
 
     /// How many loads run and wait for `url`'s origin, now.
@@ -36,7 +36,7 @@ final class OriginPlaces: Sendable {
     private func queue(for origin: String) -> WorkQueue {
         queues.withLock { queues in
             if let queue = queues[origin] { return queue }
-            let queue = WorkQueue(concurrency: concurrency, capacity: capacity)
+            let queue = WorkQueue(concurrency: concurrency, waitingCapacity: capacity)
             queues[origin] = queue
             return queue
         }

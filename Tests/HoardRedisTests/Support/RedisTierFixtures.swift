@@ -120,18 +120,6 @@ enum RedisTierFixtures {
         "hoard:v1:\(namespace):{\(try sha256Hex(key))}\(suffix)"
     }
 
-    /// Polls `condition` every 50 ms until it holds or `timeout` passes; returns whether it held.
-    static func eventually(
-        timeout: Duration = .seconds(60), _ condition: () async throws -> Bool
-    ) async rethrows -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            if try await condition() { return true }
-            if ContinuousClock.now >= deadline { return false }
-            try? await Task.sleep(for: .milliseconds(50))
-        }
-    }
-
     /// `EXISTS key` on `server`, as a Bool.
     static func exists(_ key: String, on server: RedisServer) throws -> Bool {
         let reply = try server.command(["EXISTS", key])

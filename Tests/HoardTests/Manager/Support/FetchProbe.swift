@@ -56,20 +56,3 @@ final class FetchProbe: Sendable {
         return make(number)
     }
 }
-
-/// Waits until `condition` holds, polling; fails the wait after `timeout`.
-///
-/// The default is generous: it bounds a wait for tasks to reach a point, not how fast they get
-/// there, and under ThreadSanitizer on two cores, synchronous tests can keep Swift Testing's
-/// worker threads busy for tens of seconds (a 30 s limit once ran out there).
-///
-/// - Returns: Whether the condition held in time.
-@discardableResult
-func eventually(timeout: Duration = .seconds(180), _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while !condition() {
-        if ContinuousClock.now >= deadline { return false }
-        try? await Task.sleep(for: .milliseconds(2))
-    }
-    return true
-}
