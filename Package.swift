@@ -14,6 +14,8 @@ let package = Package(
         // The shared Redis tier, a product of its own: an app that does not use Redis links
         // neither it nor SwiftNIO.
         .library(name: "HoardRedis", targets: ["HoardRedis"]),
+        // The image server's routes, for a Hummingbird 2 application to mount.
+        .library(name: "HoardServer", targets: ["HoardServer"]),
         .executable(name: "hoard", targets: ["HoardCommand"]),
     ],
     dependencies: [
@@ -130,10 +132,12 @@ let package = Package(
                 "Hoard",
                 "HoardSystem",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
-        // The image server's parts that need no HTTP stack: the URL scheme, signatures, source
-        // policy and format negotiation (DESIGN.md, "The server").
+        // The image server: the URL scheme, signatures, source policy and format negotiation, the
+        // routes, and the HTTP/1.1 server with its connection limits (DESIGN.md, "The server").
         .target(
             name: "HoardServer",
             dependencies: [
@@ -168,6 +172,8 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
@@ -187,16 +193,20 @@ let package = Package(
         .testTarget(
             name: "HoardTests",
             dependencies: [
-                "Hoard", "CHoardCodecs", "CHoardSupport", "HoardSystem", "HoardTestSupport",
+                "Hoard", "CHoardCodecs", "CHoardSQLite", "CHoardSupport", "HoardSystem", "HoardTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
         ),
-        // HoardSystem on its own: system calls, folders, the lock, SHA-256.
+        // The image server's parts, its routes and its connections.
         .testTarget(
             name: "HoardServerTests",
             dependencies: [
                 "Hoard", "HoardOriginals", "HoardServer", "HoardSystem", "HoardTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -206,6 +216,17 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
+        // The server as a user mounts it: public API only, in an application of its own.
+        .testTarget(
+            name: "HoardServerMountTests",
+            dependencies: [
+                "Hoard", "HoardServer",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // HoardSystem on its own: system calls, folders, the lock, SHA-256, the work queue.
         .testTarget(
             name: "HoardSystemTests",
             dependencies: ["HoardSystem", "HoardTestSupport"]
@@ -216,8 +237,8 @@ let package = Package(
             name: "HoardCommandTests",
             dependencies: [
                 "Hoard",
-                // @testable, for unit tests of the HTTP freshness rules.
                 "HoardCommand",
+                // @testable, for unit tests of the HTTP freshness rules.
                 "HoardOriginals",
                 "HoardServer",
                 "HoardSystem",
@@ -246,7 +267,11 @@ let package = Package(
         // The Redis tier: a CacheTier on the RESP client.
         .target(
             name: "HoardRedis",
-            dependencies: ["HoardCore", "HoardRESP", "HoardSystem", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "HoardCore", "HoardRESP", "HoardSystem",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
         ),
         // A redis-server on a free loopback port per test (stopped by its PID), a fake server that
         // answers nonsense, and a self-signed certificate: for every suite that needs Redis.

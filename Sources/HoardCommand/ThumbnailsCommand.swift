@@ -264,6 +264,8 @@ extension Image.ColourHandling: ExpressibleByArgument {}
 
 extension Image.DecodeScale: ExpressibleByArgument {}
 
+extension RevalidationPolicy: ExpressibleByArgument {}
+
 /// What `--filter` accepts: the library's resampling filters, spelled for the command line.
 enum ThumbnailFilter: String, ExpressibleByArgument, Sendable, CaseIterable {
     case lanczos3

@@ -2,7 +2,6 @@ import Foundation
 import HoardTestSupport
 import Testing
 
-@testable import HoardCommand
 @testable import HoardOriginals
 
 /// The HTTP caching rules the tool keeps originals by (RFC 9111): `Cache-Control` and HTTP-date

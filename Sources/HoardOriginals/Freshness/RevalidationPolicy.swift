@@ -1,8 +1,7 @@
 import Foundation
-import ArgumentParser
 
 /// What `--revalidate` accepts: when a cached original is checked with its server.
-package enum RevalidationPolicy: String, ExpressibleByArgument, Sendable, CaseIterable {
+package enum RevalidationPolicy: String, Sendable, CaseIterable {
     /// Never: whatever is cached is used, fresh or stale, without a request.
     case never
     /// When HTTP says the original is stale (the default): a fresh one is used without a request.
