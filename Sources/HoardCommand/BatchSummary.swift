@@ -120,7 +120,7 @@ struct BatchSummary: Sendable, Encodable {
     /// The human summary (standard output, or standard error with `--json`), then the failures.
     func print(json: Bool, outputDirectory: String) {
         var text = """
-            \(results.count) inputs -> \(outputDirectory)
+            \(Quantity.of(results.count, "input")) -> \(outputDirectory)
               made:       \(made)
               from cache: \(fromCache)
               failed:     \(failed)

@@ -33,7 +33,7 @@ extension CacheCommand {
             }
             let counts = EntryKind.allCases.compactMap { kind -> String? in
                 let count = removed.count { EntryKind(key: $0) == kind }
-                return count > 0 ? "\(count) \(kind.rawValue)" : nil
+                return count > 0 ? kind.counted(count) : nil
             }
             print("forgot \(shown): " + counts.joined(separator: ", "))
             for key in removed { print("  " + key) }

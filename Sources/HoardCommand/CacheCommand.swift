@@ -21,6 +21,11 @@ struct CacheCommand: AsyncParsableCommand {
 }
 
 extension CacheCommand {
+    /// Without a subcommand: a usage error (exit 64), not the help with success.
+    func run() throws {
+        throw ValidationError("name a subcommand: stats, list, get, put, remove, forget, prune or clear")
+    }
+
     struct Stats: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "stats",
@@ -58,13 +63,13 @@ extension CacheCommand {
             }
             print("on disk:   \(ByteCount.humanAndExact(thumbnailsBytes + originalsBytes))")
             print(
-                "  thumbnails and records: \(ByteCount.human(thumbnailsBytes)) of \(ByteCount.human(hoard.configuration.diskSizeLimit))"
+                "  thumbnails and records: \(ByteCount.human(thumbnailsBytes)) of \(ByteCount.limit(hoard.configuration.diskSizeLimit))"
             )
             let originalsLimit = cacheOptions.originalsMiB << 20
             print(
-                "  originals:              \(ByteCount.human(originalsBytes)) of \(ByteCount.human(originalsLimit)) (--originals-limit \(cacheOptions.originalsMiB) MiB; kept \(CacheOptions.originalsExpiryDays) days)"
+                "  originals:              \(ByteCount.human(originalsBytes)) of \(ByteCount.limit(originalsLimit)) (--originals-limit \(cacheOptions.originalsMiB) MiB; kept \(CacheOptions.originalsExpiryDays) days)"
             )
-            print("limit:     \(ByteCount.humanAndExact(cacheOptions.cacheLimit << 20)) (--cache-limit \(cacheOptions.cacheLimit) MiB)")
+            print("limit:     \(ByteCount.limit(cacheOptions.cacheLimit << 20)) (--cache-limit \(cacheOptions.cacheLimit) MiB)")
             print("counters:  hits and misses are not kept across runs")
             guard let tier else { return }
             print(
@@ -77,10 +82,10 @@ extension CacheCommand {
         /// 1.0 MB, maxmemory 0 (no limit), policy noeviction`.
         static func describe(_ status: RedisServerStatus) -> String {
             guard status.isReachable else { return "\(status.server): unreachable" }
-            var fields = ["reachable", "\(status.valueCount) values", "\(status.leaseCount) leases"]
+            var fields = ["reachable", Quantity.of(status.valueCount, "value"), Quantity.of(status.leaseCount, "lease")]
             if let used = status.usedMemoryBytes { fields.append("used memory \(ByteCount.human(used))") }
             if let maximum = status.maximumMemoryBytes {
-                fields.append("maxmemory " + (maximum == 0 ? "0 (no limit)" : ByteCount.human(maximum)))
+                fields.append("maxmemory " + (maximum == 0 ? "0 (no limit)" : ByteCount.limit(maximum)))
             }
             if let policy = status.evictionPolicy { fields.append("policy \(policy)") }
             return "\(status.server): " + fields.joined(separator: ", ")
@@ -97,7 +102,7 @@ extension CacheCommand {
             let now = Date()
             // One write per 64 KiB of lines rather than one locked `print` per line: a list of 100,000
             // entries is mostly output.
-            var output: [UInt8] = []
+            var output: [UInt8] = Array(Self.header.utf8)
             output.reserveCapacity(1 << 16)
             let entries =
                 try cacheOptions.openHoard().diskEntries()
@@ -115,6 +120,9 @@ extension CacheCommand {
             }
             FileHandle.standardOutput.write(Data(output))
         }
+
+        /// The first line: the columns' names.
+        static let header = "bytes\tage\texpiry\tkey\n"
 
         /// Whole seconds, for display: dates come from entry headers, which may be far off (a
         /// clock set wrong, an entry from the year 4000), so the conversion is clamped, never trapping.
@@ -208,7 +216,7 @@ extension CacheCommand {
                     let removed = try await CacheRemoval.removeAll(from: [hoard, originals]) {
                         $0.utf8.starts(with: prefix.utf8)
                     }
-                    print("removed \(removed.count) entries")
+                    print("removed \(Quantity.entries(removed.count))")
                 } else if let key {
                     try await hoard.remove(forKey: key)
                     try await originals?.remove(forKey: key)
@@ -230,7 +238,7 @@ extension CacheCommand {
                 let after = try hoard.diskSize()
                 let name = hoard.configuration.name == "originals" ? "originals" : "thumbnails and records"
                 print(
-                    "\(name): removed \(expired) expired entries; \(ByteCount.human(before)) -> \(ByteCount.human(after)) (limit \(ByteCount.human(hoard.configuration.diskSizeLimit)))"
+                    "\(name): removed \(Quantity.of(expired, "expired entry", plural: "expired entries")); \(ByteCount.human(before)) -> \(ByteCount.human(after)) (limit \(ByteCount.limit(hoard.configuration.diskSizeLimit)))"
                 )
             }
         }
@@ -248,11 +256,11 @@ extension CacheCommand {
                 try await hoard.removeAll()
                 try await originals?.removeAll()
                 let parts = EntryKind.allCases.compactMap { kind in
-                    counts[kind].map { "\($0.entries) \(kind.rawValue) (\(ByteCount.human($0.bytes)))" }
+                    counts[kind].map { "\(kind.counted($0.entries)) (\(ByteCount.human($0.bytes)))" }
                 }
                 let total = counts.values.reduce(0) { $0 + $1.entries }
                 let shared = !remoteOptions.servers.urls.isEmpty ? "; the shared cache's namespace is emptied too" : ""
-                print("removed \(total) entries" + (parts.isEmpty ? "" : ": " + parts.joined(separator: ", ")) + shared)
+                print("removed \(Quantity.entries(total))" + (parts.isEmpty ? "" : ": " + parts.joined(separator: ", ")) + shared)
             }
         }
     }

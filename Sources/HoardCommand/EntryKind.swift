@@ -8,6 +8,11 @@ enum EntryKind: String, CaseIterable, Sendable {
     case thumbnailOrigin = "thumbnail origins"
     case other = "other values"
 
+    /// `count` entries of this kind: `1 thumbnail`, `2 other values`.
+    func counted(_ count: Int) -> String {
+        Quantity.of(count, String(rawValue.dropLast()), plural: rawValue)
+    }
+
     /// The kind of the entry under `key`.
     init(key: String) {
         let word = key.utf8.prefix { $0 != UInt8(ascii: " ") }

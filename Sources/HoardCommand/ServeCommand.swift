@@ -97,15 +97,16 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let logger = ToolLogHandler.logger(label: "Hoard.serve")
+        let logger = ToolLogHandler.logger(label: "Hoard.serve", style: .server)
         let (host, port) = try Self.address(bind)
-        let tier = try await remoteOptions.openTier(logger: ToolLogHandler.logger(label: "Hoard.redis"))
+        let tier = try await remoteOptions.openTier(logger: ToolLogHandler.logger(label: "Hoard.redis", style: .server))
         let registry = PrometheusCollectorRegistry()
         // The server keeps encoded answers in memory itself; the cache's memory tier holds decoded
         // values, which here are the originals' small records and marks, read on every request
         // that memory does not answer (variants' bytes never enter it).
         let hoard = try cacheOptions.openHoard(
-            remote: tier, memoryBytes: Self.recordMemoryBytes, metricsFactory: PrometheusMetricsFactory(registry: registry))
+            remote: tier, memoryBytes: Self.recordMemoryBytes, metricsFactory: PrometheusMetricsFactory(registry: registry),
+            logger: ToolLogHandler.logger(style: .server))
         let server: ImageServer
         do {
             var configuration = try serverConfiguration()
@@ -122,7 +123,8 @@ struct ServeCommand: AsyncParsableCommand {
                 }
             }
             server = try ImageServer(
-                hoard: hoard, originals: try cacheOptions.openOriginals(remote: tier), configuration: configuration,
+                hoard: hoard, originals: try cacheOptions.openOriginals(remote: tier, logger: ToolLogHandler.logger(style: .server)),
+                configuration: configuration,
                 logger: logger)
             if configuration.sources.prefixes.isEmpty && configuration.sources.localRoot == nil {
                 logger.warning("neither --allow-source nor --root is given: every image request will be refused (403)")

@@ -1,10 +1,13 @@
 import Foundation
 import Hoard
 import HoardOriginals
+import HoardSystem
 import Logging
 
-/// Where the cache and the shared tier log in the tool: standard error, as swift-log's default
-/// handler writes it, less what the summary already says.
+/// Where the cache and the shared tier log in the tool: standard error, less what the summary
+/// already says. A command prints a diagnostic as command-line tools do (`hoard: warning: the
+/// message (key=value …)`), each line once per run (two caches opened on one folder warn of it
+/// once); `hoard serve` logs as a server does, through swift-log's stream handler, with the time.
 ///
 /// The cache warns of every fetch that fails; in the tool a fetch is one input's download and
 /// thumbnail, and the summary lists each failed input with its reason, redacted (see
@@ -18,12 +21,27 @@ import Logging
 /// configuration.logger = ToolLogHandler.logger()
 /// ```
 struct ToolLogHandler: LogHandler {
-    private var stream: StreamLogHandler
-
-    /// A handler writing to standard error under `label`.
-    init(label: String) {
-        stream = StreamLogHandler.standardError(label: label)
+    /// How a message is written.
+    enum Style: Sendable {
+        /// `hoard: warning: message (key=value)`, each line once per run: the batch commands.
+        case tool
+        /// swift-log's stream format, with the time and the label: `hoard serve`.
+        case server
     }
+
+    private var stream: StreamLogHandler
+    private let style: Style
+
+    /// A handler writing to standard error under `label`, in `style`.
+    init(label: String, style: Style = .tool) {
+        stream = StreamLogHandler.standardError(label: label)
+        self.style = style
+    }
+
+    /// The lines the tool style has written in this process: each is written once. Past
+    /// ``rememberedLineLimit`` lines, new ones are written without being remembered.
+    private static let written = Lock(Set<String>())
+    static let rememberedLineLimit = 1_000
 
     /// The cache's messages that the summary replaces: a failed fetch (`HoardMonitor`) and a
     /// fetched value it could not store (the input fails with the reason).
@@ -31,8 +49,8 @@ struct ToolLogHandler: LogHandler {
 
     /// A logger with this handler, labelled as the library labels its default ones: the cache
     /// `"Hoard.default"`, the shared tier `"Hoard.redis"`.
-    static func logger(label: String = "Hoard.default") -> Logger {
-        var logger = Logger(label: label) { ToolLogHandler(label: $0) }
+    static func logger(label: String = "Hoard.default", style: Style = .tool) -> Logger {
+        var logger = Logger(label: label) { ToolLogHandler(label: $0, style: style) }
         if let level = ProcessInfo.processInfo.environment["HOARD_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) {
             logger.logLevel = level
         }
@@ -60,6 +78,24 @@ struct ToolLogHandler: LogHandler {
         event.message = "\(URLCredentials.redactingPasswords(in: event.message.description))"
         if !metadata.isEmpty { event.metadata = metadata.merging(event.metadata ?? [:]) { $1 } }
         event.metadata = event.metadata?.mapValues { .string(URLCredentials.redactingPasswords(in: "\($0)")) }
-        stream.log(event: event)
+        switch style {
+        case .server: stream.log(event: event)
+        case .tool: Self.writeOnce(Self.line(for: event))
+        }
+    }
+
+    /// `hoard: warning: message (key=value key=value)`, the metadata sorted by key.
+    static func line(for event: LogEvent) -> String {
+        let fields = (event.metadata ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+        return "hoard: \(event.level): \(event.message)" + (fields.isEmpty ? "" : " (\(fields.joined(separator: " ")))") + "\n"
+    }
+
+    private static func writeOnce(_ line: String) {
+        let isNew = written.withLock { written in
+            guard !written.contains(line) else { return false }
+            if written.count < rememberedLineLimit { written.insert(line) }
+            return true
+        }
+        if isNew { FileHandle.standardError.write(Data(line.utf8)) }
     }
 }

@@ -22,9 +22,10 @@ struct CacheCommandTests {
 
         let list = try await HoardTool.run(["cache", "list"] + cache)
         let lines = list.standardOutput.split(separator: "\n")
-        // Size on disk (the value and its type tag), age, expiry, key; sorted by key.
-        let fields = lines.first?.split(separator: "\t") ?? []
-        #expect(lines.count == 2 && fields.count == 4 && fields.last == "my key", "\(list.standardOutput)")
+        // A header, then size on disk (the value and its type tag), age, expiry, key; sorted by key.
+        #expect(lines.first == "bytes\tage\texpiry\tkey", "\(list.standardOutput)")
+        let fields = lines.dropFirst().first?.split(separator: "\t") ?? []
+        #expect(lines.count == 3 && fields.count == 4 && fields.last == "my key", "\(list.standardOutput)")
         #expect((Int(fields.first ?? "") ?? 0) >= bytes.count)
 
         let stats = try await HoardTool.run(["cache", "stats"] + cache)
@@ -40,7 +41,7 @@ struct CacheCommandTests {
         let prune = try await HoardTool.run(["cache", "prune"] + cache)
         #expect(prune.status == 0 && prune.standardOutput.contains("removed 0 expired entries"))
         #expect(try await HoardTool.run(["cache", "clear"] + cache).status == 0)
-        #expect(try await HoardTool.run(["cache", "list"] + cache).standardOutput.isEmpty)
+        #expect(try await HoardTool.run(["cache", "list"] + cache).standardOutput == "bytes\tage\texpiry\tkey\n")
     }
 
     @Test("stats, list and get on a folder that does not exist say so, exit 1 and create nothing")
@@ -82,7 +83,7 @@ struct CacheCommandTests {
         let removed = try await HoardTool.run(["cache", "remove", "--prefix", "img/a.jpg "] + cache)
         #expect(removed.status == 0 && removed.standardOutput == "removed 2 entries\n", "\(removed.standardError)")
         let list = try await HoardTool.run(["cache", "list"] + cache)
-        let left = list.standardOutput.split(separator: "\n").compactMap { $0.split(separator: "\t").last.map(String.init) }
+        let left = list.standardOutput.split(separator: "\n").dropFirst().compactMap { $0.split(separator: "\t").last.map(String.init) }
         #expect(left == ["img/a.jpgx 64", "img/b.jpg 64", "other"])
         for arguments in [["cache", "remove"], ["cache", "remove", "other", "--prefix", "x"], ["cache", "remove", "--prefix", ""]] {
             let outcome = try await HoardTool.run(arguments + cache)
