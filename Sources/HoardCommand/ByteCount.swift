@@ -30,7 +30,7 @@ enum ByteCount {
     /// ByteCount.limit(1_536 << 20)  // "1536 MiB"
     /// ```
     static func limit(_ bytes: Int) -> String {
-        for (shift, unit) in [(40, "TiB"), (30, "GiB"), (20, "MiB"), (10, "KiB")] where bytes >= 1 << shift {
+        for (shift, unit) in [(60, "EiB"), (50, "PiB"), (40, "TiB"), (30, "GiB"), (20, "MiB"), (10, "KiB")] where bytes >= 1 << shift {
             if bytes & ((1 << shift) - 1) == 0 { return "\(bytes >> shift) \(unit)" }
         }
         return human(bytes)

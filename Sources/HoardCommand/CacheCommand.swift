@@ -69,7 +69,8 @@ extension CacheCommand {
             print(
                 "  originals:              \(ByteCount.human(originalsBytes)) of \(ByteCount.limit(originalsLimit)) (--originals-limit \(cacheOptions.originalsMiB) MiB; kept \(CacheOptions.originalsExpiryDays) days)"
             )
-            print("limit:     \(ByteCount.limit(cacheOptions.cacheLimit << 20)) (--cache-limit \(cacheOptions.cacheLimit) MiB)")
+            let limit = cacheOptions.cacheLimit << 20
+            print("limit:     \(ByteCount.limit(limit)) (\(limit) bytes, --cache-limit \(cacheOptions.cacheLimit) MiB)")
             print("counters:  hits and misses are not kept across runs")
             guard let tier else { return }
             print(
@@ -79,7 +80,7 @@ extension CacheCommand {
         }
 
         /// One server's line: `127.0.0.1:6379/0: reachable, 24 values, 0 leases, used memory
-        /// 1.0 MB, maxmemory 0 (no limit), policy noeviction`.
+        /// 1.0 MiB, maxmemory 0 (no limit), policy noeviction`.
         static func describe(_ status: RedisServerStatus) -> String {
             guard status.isReachable else { return "\(status.server): unreachable" }
             var fields = ["reachable", Quantity.of(status.valueCount, "value"), Quantity.of(status.leaseCount, "lease")]

@@ -97,8 +97,8 @@ struct CacheCommandTests {
         #expect(outcome.status == 0 && outcome.standardOutput.hasPrefix("0."))
     }
 
-    /// Issue 51, item 8: `cache put` of a 300 MB file peaked at 613 MB on c004120 (the file, then a
-    /// framed copy of it). Each command's peak resident memory, through python3's `getrusage`.
+    /// `cache put` of a 300 MB file once peaked at 613 MB (the file, then a framed copy of
+    /// it). Each command's peak resident memory, through python3's `getrusage`.
     @Test("put and get of a 96 MiB file hold it in memory once")
     func largeFileOnce() async throws {
         let python = try #require(

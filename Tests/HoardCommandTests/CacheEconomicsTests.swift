@@ -131,7 +131,7 @@ struct CacheEconomicsTests {
         #expect(stats.contains("entries:   2\n"), "\(stats)")
         #expect(stats.contains("  thumbnails:        1, "), "\(stats)")
         #expect(stats.contains("  other values:      1, 146.5 KiB\n"), "\(stats)")
-        #expect(stats.contains("limit:     1 GiB (--cache-limit 1024 MiB)"), "\(stats)")
+        #expect(stats.contains("limit:     1 GiB (1073741824 bytes, --cache-limit 1024 MiB)"), "\(stats)")
         let prune = try await HoardTool.run(["cache", "prune"] + cache).standardOutput
         #expect(prune.contains("thumbnails and records: removed 0 expired entries; "), "\(prune)")
         #expect(prune.contains(" KiB (limit 512 MiB)"), "\(prune)")

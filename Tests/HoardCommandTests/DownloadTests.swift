@@ -59,7 +59,7 @@ struct DownloadTests {
             #expect(!text.contains("secret"), "\(name) shows the password: \(text)")
         }
         #expect(
-            list.standardOutput.split(separator: "\n").count == 4,
+            list.standardOutput.split(separator: "\n").count == 5,  // the header and four entries
             "a thumbnail, its original, the original's record and the thumbnail's origin mark")
         // Basic authentication, "user:secret" in base64, for the good URL (the second run read the cache).
         #expect(server.authorizationHeaders(for: "/private.jpg") == ["Basic dXNlcjpzZWNyZXQ="])

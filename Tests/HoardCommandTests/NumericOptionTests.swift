@@ -91,7 +91,7 @@ struct NumericOptionTests {
                 Self.arguments(for: Self.stats, scratch: scratch) + ["--cache-limit", mebibytes])
             #expect(outcome.status == 0, "\(outcome.standardError)")
             #expect(
-                outcome.standardOutput.contains("(\(bytes) bytes) (--cache-limit \(mebibytes) MiB)"),
+                outcome.standardOutput.contains("(\(bytes) bytes, --cache-limit \(mebibytes) MiB)"),
                 "\(outcome.standardOutput)")
         }
     }

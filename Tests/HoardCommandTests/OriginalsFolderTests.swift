@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Issue 51, item 7: `originals/`, the cache's own sub-folder, replaced by a link (to an outside
+/// `originals/`, the cache's own sub-folder, replaced by a link (to an outside
 /// folder, or dangling) or by a file. On c004120 a run wrote `.hoard-cache` and `CACHEDIR.TAG`
 /// outside through the link, and every input failed, as it did with a dangling link or a file.
 @Suite("hoard thumbnails: an originals folder that is not the cache's", .serialized)

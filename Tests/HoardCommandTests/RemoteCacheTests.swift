@@ -339,7 +339,7 @@ struct RemoteCacheTests {
             #expect(Self.integer(try shared.summary(), "remoteErrors") == 0, "\(shared.standardError)")
             let sharedStats = try await HoardTool.run(
                 ["cache", "stats", "--cache", scratch.path("cache-c")] + remote, environment: right)
-            #expect(sharedStats.standardOutput.contains("reachable, 1 values"), "\(sharedStats.standardOutput)")
+            #expect(sharedStats.standardOutput.contains("reachable, 1 value, "), "\(sharedStats.standardOutput)")
             for outcome in [shared, sharedStats] {
                 #expect(!(outcome.standardOutput + outcome.standardError).contains("right-horse"))
             }

@@ -92,9 +92,9 @@ struct ThumbnailsCommandTests {
             let bytes = try #require(summary["bytesDownloaded"] as? Int)
             let human =
                 switch bytes {
-                case ..<1_000: "\(bytes) B"
-                case ..<1_000_000: String(format: "%.1f kB (\(bytes) bytes)", Double(bytes) / 1e3)
-                default: String(format: "%.1f MB (\(bytes) bytes)", Double(bytes) / 1e6)
+                case ..<1_024: "\(bytes) B"
+                case ..<(1 << 20): String(format: "%.1f KiB (\(bytes) bytes)", Double(bytes) / 1_024)
+                default: String(format: "%.1f MiB (\(bytes) bytes)", Double(bytes) / 1_048_576)
                 }
             #expect(outcome.standardError.contains("downloaded: \(human)\n"), "\(outcome.standardError)")
             let seconds = try #require(summary["elapsedSeconds"] as? Double)

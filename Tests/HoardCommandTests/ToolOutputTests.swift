@@ -26,12 +26,12 @@ struct ToolOutputTests {
         try Data(count: 3_000).write(to: URL(fileURLWithPath: scratch.path("blob")))
         #expect(try await HoardTool.run(["cache", "put", "blob", scratch.path("blob")] + cache).status == 0)
         let stats = try await HoardTool.run(["cache", "stats", "--by-kind"] + cache).standardOutput
-        #expect(stats.contains("limit:     1536 MiB (--cache-limit 1536 MiB)\n"), "\(stats)")
+        #expect(stats.contains("limit:     1536 MiB (1610612736 bytes, --cache-limit 1536 MiB)\n"), "\(stats)")
         #expect(stats.contains("  other values:      1, 2.9 KiB\n"), "\(stats)")  // 3,000 bytes and the type tag
         #expect(stats.contains(" KiB of 768 MiB\n"), "\(stats)")  // half for the originals, half for the rest
         #expect(stats.contains(" of 768 MiB (--originals-limit 768 MiB;"), "\(stats)")
         let larger = try await HoardTool.run(["cache", "stats", "--cache", scratch.path("cache"), "--cache-limit", "2048"])
-        #expect(larger.standardOutput.contains("limit:     2 GiB (--cache-limit 2048 MiB)\n"), "\(larger.standardOutput)")
+        #expect(larger.standardOutput.contains("limit:     2 GiB (2147483648 bytes, --cache-limit 2048 MiB)\n"), "\(larger.standardOutput)")
         let png = testImages.appendingPathComponent("PngSuite/basn2c08.png").path
         let made = try await HoardTool.run(["thumbnails", png, "--size", "8", "--output", scratch.path("out")] + cache)
         #expect(made.status == 0 && made.standardOutput.hasPrefix("1 input -> "), "\(made.standardOutput)")

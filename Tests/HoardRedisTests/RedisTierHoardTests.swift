@@ -96,8 +96,9 @@ struct RedisTierHoardTests {
             try await b.hoard.store("after the removal", forKey: "later")
             let onA = try await a.hoard.entry(String.self, forKey: "later")
             #expect(onA?.value == "after the removal" && onA?.source == "redis")
-            // Two more rounds of B's mark watch (once a second): the removal is not applied again.
-            try await Task.sleep(for: .milliseconds(2_500))
+            // Two more rounds of B's mark watch: the removal is not applied again.
+            let round = b.hoard.sharedMarkWatchRounds
+            #expect(await eventually { b.hoard.sharedMarkWatchRounds >= round + 2 })
             #expect(try b.hoard.storedBytes(forKey: "later")?.bytes == Data("after the removal".utf8))
         }
     }
@@ -121,7 +122,8 @@ struct RedisTierHoardTests {
             // the shared key is gone.
             try await Task.sleep(for: .milliseconds(5))
             try await b.hoard.store("after", forKey: "after")
-            try await Task.sleep(for: .milliseconds(2_500))
+            let round = b.hoard.sharedMarkWatchRounds
+            #expect(await eventually { b.hoard.sharedMarkWatchRounds >= round + 2 })
             b.hoard.clearMemory()
             #expect(try await b.hoard.retrieve(String.self, forKey: "after") == "after")
             _ = try server.command(["DEL", "hoard:v1:machines:expired-before"])

@@ -137,11 +137,16 @@ extension Hoard {
         Task { [weak self] in
             while !Task.isCancelled {
                 await self?.applySharedMarks()
-                guard self != nil else { return }
+                // Not `guard let self`: the watch must not keep the cache alive through its sleep.
+                guard self?.markWatchRounds.withLock({ $0 += 1 }) != nil else { return }
                 try? await Task.sleep(for: .seconds(1))
             }
         }
     }
+
+    /// How many times this cache has read and applied its shared tier's marks (once a second):
+    /// for a test that waits for the watch to have seen what it did.
+    package var sharedMarkWatchRounds: Int { markWatchRounds.withLock { $0 } }
 
     /// Moves the local expiration mark; a mark file that cannot be written is logged (the mark
     /// still applies in this process).

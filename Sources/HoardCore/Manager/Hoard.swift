@@ -53,6 +53,8 @@ public final class Hoard: Sendable {
     let sharedTier: (any SharedCacheTier)?
     /// Reads ``sharedTier``'s marks once a second while this cache lives.
     private let markWatch = Lock<Task<Void, Never>?>(nil)
+    /// How many times the watch has read and applied the shared marks.
+    let markWatchRounds = Lock(0)
     let logger: Logger
     /// Statistics, observers' event streams and the debug log.
     let monitor: HoardMonitor

@@ -28,7 +28,8 @@ struct HoardCompletionTests {
         await withCheckedContinuation { done in hoard.retrieve("k") { (value: Int?) in counter.record(value.map(String.init)); done.resume() } }
         await withCheckedContinuation { done in hoard.remove("k") { counter.record("removed"); done.resume() } }
         await withCheckedContinuation { done in hoard.retrieve("k") { (value: String?) in counter.record(value); done.resume() } }
-        try await Task.sleep(for: .milliseconds(50))  // a second call would show up here
+        // Every key's queue drained: a second call of any completion would have been made.
+        #expect(await eventually { hoard.completionQueue.pendingKeyCount == 0 })
         #expect(counter.all == ["stored", "v", nil, nil, "removed", nil])
     }
 
@@ -39,7 +40,7 @@ struct HoardCompletionTests {
         let counter = Counter()
         let tooLong = String(repeating: "k", count: DiskCache.maximumKeyByteCount + 1)
         await withCheckedContinuation { done in fixture.hoard.store(key: tooLong, object: "v") { counter.record("done"); done.resume() } }
-        try await Task.sleep(for: .milliseconds(50))
+        #expect(await eventually { fixture.hoard.completionQueue.pendingKeyCount == 0 })
         #expect(counter.all == ["done"])
         #expect(try await fixture.hoard.retrieve(String.self, forKey: tooLong) == nil)
     }
@@ -104,7 +105,7 @@ struct HoardCompletionTests {
         #expect(stored.contains { $0.count > 16 * 1024 })
     }
 
-    /// Issue 28, item 2: large values replacing small ones, and the other way round, while trims
+    /// Large values replacing small ones, and the other way round, while trims
     /// give back the space they leave (the live values fit the limit, so no trim may remove one):
     /// a clean-up must never take a file that a store is making visible.
     @Test("store-then-retrieve pairs with large values beside trims never miss")
@@ -144,8 +145,7 @@ struct HoardCompletionTests {
         #expect(try disk.bytesOnDisk <= limit + disk.configuration.slackByteCount)
     }
 
-    /// Issue 51, item 1, as a library user met it: 2,000 fire-and-forget store→retrieve pairs of
-    /// new keys (one value in seven of 3 MB, the default limits) missed 28–76 of their own fresh
+    /// A library user's 2,000 fire-and-forget store→retrieve pairs of new keys (one value in seven of 3 MB, the default limits) missed 28–76 of their own fresh
     /// stores. Two causes: a trim of small records removed everything (see
     /// `DiskCacheTrimMixTests`), and each retrieve ran behind every store queued after it, 480 MB
     /// and more of them, which pushed its value out of a 256 MiB cache. Scaled down 16 times, all

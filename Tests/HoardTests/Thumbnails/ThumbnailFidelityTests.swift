@@ -4,7 +4,7 @@ import Testing
 @testable import HoardCore
 @testable import HoardImage
 
-/// Issue 52's rule: by default a thumbnail is as faithful as `vipsthumbnail`'s, measured as PSNR
+/// By default a thumbnail is as faithful as `vipsthumbnail`'s, measured as PSNR
 /// against a full-resolution Lanczos-3 thumbnail (Pillow `thumbnail(..., LANCZOS,
 /// reducing_gap=None)`), on textured photos as baseline and progressive JPEG, WebP, GIF and PNG,
 /// at boxes that make every decode scale (1/2, 1/4, 1/8, full size) the one chosen.

@@ -156,7 +156,7 @@ struct MemoryPressureTests {
     }
 }
 
-/// Issue 28: workers in several processes storing (values up to 2 MiB), overwriting, removing,
+/// Workers in several processes storing (values up to 2 MiB), overwriting, removing,
 /// trimming and sweeping expired entries, killed with SIGKILL at random moments and started again.
 /// With a limit that never evicts, every key reads back as its last acknowledged state or the one
 /// being written when its worker died; with a small limit, nothing read is ever wrong and the

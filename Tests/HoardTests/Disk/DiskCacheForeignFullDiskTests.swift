@@ -8,7 +8,7 @@ import Testing
     import Glibc
 #endif
 
-/// Issue 51, item 5: a disk filled by another file (the cache's own space reserve unused) and a
+/// A disk filled by another file (the cache's own space reserve unused) and a
 /// disk the cache filled itself. On c004120 the first made `DiskCache(directory:)` throw and every
 /// command fail with "disk I/O error … No space left on device"; on the second, a prune to 4 MiB
 /// removed everything.

@@ -5,7 +5,7 @@ import Testing
 
 @testable import HoardCore
 
-/// Issue 51, item 1: a trim by recency removes the least recently used entries down to the
+/// A trim by recency removes the least recently used entries down to the
 /// low-water mark, whatever the records' sizes and places, and keeps every entry more recently
 /// used than one it removed. (On c004120 a trim of 10,000 records of 500 B to 1 MiB kept none.)
 @Suite("A trim by recency stops at the low-water mark for any mix of record sizes")
@@ -67,7 +67,7 @@ struct DiskCacheTrimMixTests {
     }
 }
 
-/// Issue 51, item 4: a trim runs in batches that release the write lock, a writer runs at most
+/// A trim runs in batches that release the write lock, a writer runs at most
 /// its own share of it, and no store waits past the write-lock wait because of maintenance. (On
 /// c004120 a store that found the cache over its limit ran the whole trim: 41.6 s at 1 M entries.)
 @Suite("A trim never holds writers")

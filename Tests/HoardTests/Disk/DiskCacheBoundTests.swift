@@ -5,7 +5,7 @@ import Testing
 
 @testable import HoardCore
 
-/// Issue 28, items 1 and 9: the space the cache takes on disk stays within its limit plus the
+/// The space the cache takes on disk stays within its limit plus the
 /// stated slack under overwrites and removals, and a damaged number in the index empties nothing.
 @Suite("DiskCache: bytes on disk stay bounded", .serialized)
 struct DiskCacheBoundTests {
@@ -48,8 +48,8 @@ struct DiskCacheBoundTests {
         var testDescription: String { "\(limit >> 20) MiB, \(keyCount) keys of \(valueByteCount) B" }
     }
 
-    /// Issue 51, item 2: two processes storing and reading 500 B values in a 1 MiB cache took
-    /// 2.86-3.50 MB on c004120 (bound 1,343,488), the index's log 1.9 MB of it.
+    /// Two processes storing and reading 500 B values in a 1 MiB cache once took 2.86-3.50 MB
+    /// (bound 1,343,488), the index's log 1.9 MB of it.
     @Test(
         "Two processes overwriting the same keys stay within the limit together",
         arguments: [Load(limit: 16 << 20, valueByteCount: 20_000, keyCount: 8), Load(limit: 1 << 20, valueByteCount: 500, keyCount: 5_000)])

@@ -5,7 +5,7 @@ import Testing
 
 @testable import HoardCore
 
-/// Issue 28, item 4: a read never waits for a writer, and a store waits for a stalled one at most
+/// A read never waits for a writer, and a store waits for a stalled one at most
 /// its configured time, then fails with a typed error.
 @Suite("DiskCache: a stalled writer", .serialized)
 struct DiskCacheStalledWriterTests {

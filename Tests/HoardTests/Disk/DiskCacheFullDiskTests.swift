@@ -8,7 +8,7 @@ import Testing
     import Glibc
 #endif
 
-/// Issue 28, item 5: on a disk the cache itself filled, every clean-up frees space, and stores
+/// On a disk the cache itself filled, every clean-up frees space, and stores
 /// work again afterwards.
 @Suite("DiskCache: a full disk", .serialized, .enabled(if: Tmpfs.canMount, "needs root and mount rights for a small tmpfs"))
 struct DiskCacheFullDiskTests {

@@ -5,7 +5,7 @@ import Testing
 
 @testable import HoardCore
 
-/// Issue 28, item 2: a store that returned is readable until something the user asked for takes
+/// A store that returned is readable until something the user asked for takes
 /// it away, whatever clean-up runs beside it.
 @Suite("DiskCache: trims beside a writer lose no store", .serialized)
 struct DiskCacheConcurrentTrimTests {

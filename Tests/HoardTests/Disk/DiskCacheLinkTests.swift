@@ -8,7 +8,7 @@ import Testing
     import Glibc
 #endif
 
-/// Issue 28, items 7 and 8: a link where a shard folder or a segment should be is never followed,
+/// A link where a shard folder or a segment should be is never followed,
 /// never written through, and does not stop stores.
 @Suite("DiskCache: links and foreign files in the folder", .serialized)
 struct DiskCacheLinkTests {

@@ -12,7 +12,7 @@ import Testing
     import Darwin
 #endif
 
-/// Issue 28, items 3 and 6: damage to the index never kills a process and is rebuilt by the
+/// Damage to the index never kills a process and is rebuilt by the
 /// process that finds it and by new ones; a new cache opened by many processes at once opens in
 /// every one.
 @Suite("DiskCache: a damaged index", .serialized)

@@ -4,7 +4,7 @@ import Testing
 
 @testable import HoardCore
 
-/// Issue 51, item 6: a cache folder reached through symbolic links (systemd's `CacheDirectory=`
+/// A cache folder reached through symbolic links (systemd's `CacheDirectory=`
 /// with `DynamicUser=yes`, a home or `XDG_CACHE_HOME` behind a link, macOS's `/tmp`) opens at its
 /// real path. On c004120 the index failed to open ("unable to open database file") after the
 /// marker was written through the link.
