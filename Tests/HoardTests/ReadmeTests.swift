@@ -13,7 +13,7 @@ struct ReadmeTests {
         struct Note: Codable, Cachable { var title: String }  // one line makes a Codable type cachable
 
         let bytes = try Data(contentsOf: URL(fileURLWithPath: "TestImages/exif-orientation/Landscape_6.jpg"))
-        let photo = try Image(data: bytes)  // PNG or JPEG, sniffed; EXIF orientation applied: 1800 x 1200
+        let photo = try Image(data: bytes)  // JPEG, PNG, WebP, GIF or AVIF, sniffed; upright: 1800 x 1200
         let thumbnail = try Image.thumbnail(from: bytes, fittingIn: 256)  // DCT-scaled decode, then Lanczos
         let jpeg = try thumbnail.jpegData(quality: 85)  // or pngData(), lossless, keeps alpha
         let stored = try Note(title: "Dune").encode()  // JSON bytes, ready for any cache tier

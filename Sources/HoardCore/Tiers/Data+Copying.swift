@@ -7,7 +7,7 @@ extension Data {
     ///
     /// The payload starts at the record's header length, so source and copy sit at an arbitrary
     /// offset from each other, and glibc's `memcpy` hits a slow path on AMD CPUs for some of those
-    /// offsets (a 64 KiB copy at 3.4 GB/s instead of 57; see `copy.c`).
+    /// offsets (see `copy.c`; the figures are in Benchmarks/RESULTS.md).
     ///
     /// - Complexity: O(n) in the length of `bytes`.
     init(copyingPayload bytes: UnsafeRawBufferPointer) {

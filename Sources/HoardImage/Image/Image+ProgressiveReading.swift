@@ -25,9 +25,8 @@ extension Image {
         /// ``exact``.
         ///
         /// At 1/8 each output pixel is a block's average colour, and the missing bit moves it by
-        /// a few levels: at most 6 of 255, 0.75 on average, over the test images and the
-        /// benchmark's photos (`Benchmarks/RESULTS.md`). At 1/4 and 1/2 it reached 43 levels on
-        /// edges, which a thumbnail could show, so those scales stay exact.
+        /// a few levels, too few to see. At 1/4 and 1/2 it moved edges by enough that a thumbnail
+        /// could show it, so those scales stay exact (the figures: Benchmarks/RESULTS.md).
         case nearlyExact
 
         /// The C layer's `HOARD_PROGRESSIVE_*` value.

@@ -5,7 +5,7 @@ import Synchronization
 ///
 /// Invariant: every declaration has a slot of its own, its index among a connection's prepared
 /// statements, so that a connection finds one without hashing its text (a dictionary keyed by
-/// the text was 2-4% of the instructions of a small store or read, Benchmarks/RESULTS.md). Slots
+/// the text cost a small store or read a measurable share of its instructions, Benchmarks/RESULTS.md). Slots
 /// are never reused: SQL made anew for each call would take a new slot each time, so such SQL
 /// goes through ``SQLiteConnection/uncachedStatement(_:)`` instead.
 final class SQL: Sendable {

@@ -18,7 +18,7 @@ struct UsageTable {
     private static let currentSQL = SQL("SELECT \(usageColumns) FROM usage WHERE id = 1")
 
     /// `usage` with the database's page counts, read by their own prepared statements (a
-    /// `pragma_page_count` in a query prepares a statement each time it runs: 4 µs each).
+    /// `pragma_page_count` in a query prepares a statement each time it runs).
     private func withPages(_ usage: DiskUsage) throws -> DiskUsage {
         var usage = usage
         let database = DatabaseFile(connection: connection)

@@ -98,8 +98,8 @@ extension CacheRecord {
         /// - Returns: the header, or why the bytes are not one; ``ParseError/truncated(requiredByteCount:)``
         ///   says how many bytes to read before trying again.
         /// - Parameter expectedKey: The key the reader looks for, if any: a header that holds it
-        ///   takes that string for its key instead of checking and copying its bytes again (2.6%
-        ///   of a read through the manager, Benchmarks/RESULTS.md).
+        ///   takes that string for its key instead of checking and copying its bytes again (a
+        ///   measurable share of a read through the manager, Benchmarks/RESULTS.md).
         /// - Complexity: O(key length).
         static func parse(_ bytes: UnsafeRawBufferPointer, expectedKey: String? = nil) -> Result<Header, ParseError> {
             guard bytes.count >= fixedByteCount else {

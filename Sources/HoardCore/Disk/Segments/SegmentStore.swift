@@ -42,10 +42,9 @@ final class SegmentStore: Sendable {
     }
 
     /// The smallest record kept in a segment file rather than inside the index: half of an index
-    /// page. From there on a segment stores faster (1.5x at 2 KiB, 1.9x at 16 KiB, 3.2x at 64 KiB
-    /// in `Benchmarks/probes/index-and-segments.c`) and reads as fast (16 KiB) or faster (1.3x at
-    /// 64 KiB), because SQLite no longer writes and walks a chain of overflow pages. Below it, the
-    /// record shares the row's page and a read is one B-tree lookup.
+    /// page. From there on a segment stores faster and reads as fast or faster, because SQLite no
+    /// longer writes and walks a chain of overflow pages (Benchmarks/RESULTS.md, *Segments from
+    /// 2 KiB*). Below it, the record shares the row's page and a read is one B-tree lookup.
     static let recordThreshold = 2048
 
     /// Writes `record` at the end of the newest segment (starting a new one when it is full, or
@@ -288,8 +287,8 @@ final class SegmentStore: Sendable {
 
     /// How far past `destination` to read a record that starts at `fileOffset`, so that the
     /// kernel's copy out of the page cache does not write 1 to 64 bytes ahead of where it reads
-    /// within a page. The `rep movsb` that copy uses runs at a third of its speed there on AMD
-    /// Zen (2.9 against 10 GB/s for 16 KiB in a C probe here: the effect glibc bug 30994 is about).
+    /// within a page. The `rep movsb` that copy uses runs far slower there on AMD Zen (the effect
+    /// glibc bug 30994 is about; Benchmarks/RESULTS.md, *Figures behind the source's choices*).
     static func copyAlignmentShift(destination: UInt, fileOffset: Int) -> Int {
         let ahead = Int((destination &- UInt(truncatingIfNeeded: fileOffset)) & 4095)
         return (1...64).contains(ahead) ? copyAlignmentSlack - ahead : 0
