@@ -50,39 +50,20 @@ extension Hoard {
             logger.warning(
                 "Cannot read the cached value; fetching", metadata: ["key": .string(key), "error": "\(error)"])
         }
-        let outcome = try await flights.run(key: ExactString(key), onJoin: { monitor.record(.fetchCoalesced(key: key)) }) {
-            [self] ticket in
-            try await coordinatedFetch(
-                forKey: key,
-                cached: { [self] in
-                    guard let found = try? await encodedTierEntry(typeName: typeName, forKey: key) else { return nil }
-                    return FetchOutcome(
-                        value: StoredValue(
-                            value: found.value, typeName: typeName, cachedAt: found.cachedAt,
-                            expiresAt: found.expiresAt),
-                        source: found.source, isEncoded: true)
-                },
-                fetch: { [self] in
-                    let bytes = try await runFetch(forKey: key, fetch)
-                    var stored: Written?
-                    var storeError: HoardError?
-                    if ticket.isCurrent {
-                        do throws(HoardError) {
-                            stored = try await writeEncoded(
-                                bytes, typeName: typeName, candidate: bytes, forKey: key, expiry: expiry)
-                        } catch {
-                            storeError = error
-                            logger.warning(
-                                "Cannot store the fetched value", metadata: ["key": .string(key), "error": "\(error)"])
-                        }
-                    }
-                    return FetchOutcome(
-                        value: StoredValue(
-                            value: bytes, typeName: typeName, cachedAt: stored?.cachedAt ?? configuration.now(),
-                            expiresAt: stored?.expiresAt),
-                        source: .fetch, storeError: storeError, isEncoded: true)
-                })
+        let cached: @Sendable () async -> FetchOutcome? = { [self] in
+            guard let found = try? await encodedTierEntry(typeName: typeName, forKey: key) else { return nil }
+            return FetchOutcome(
+                value: StoredValue(value: found.value, typeName: typeName, cachedAt: found.cachedAt, expiresAt: found.expiresAt),
+                source: found.source, isEncoded: true)
         }
+        let produce: @Sendable () async throws -> Produced = { [self] in
+            let bytes = try await runFetch(forKey: key, fetch)
+            let store: @Sendable () async throws(HoardError) -> Written? = { [self] () async throws(HoardError) -> Written? in
+                try await writeEncoded(bytes, typeName: typeName, candidate: bytes, forKey: key, expiry: expiry)
+            }
+            return (bytes, store)
+        }
+        let outcome = try await fetchOnce(forKey: key, typeName: typeName, isEncoded: true, cached: cached, produce: produce)
         let bytes = try outcome.encoding(of: typeName, options: configuration.encodingOptions, forKey: key)
         return CacheEntry(
             value: bytes, cachedAt: outcome.value.cachedAt, expiresAt: outcome.value.expiresAt, source: outcome.source,

@@ -149,16 +149,59 @@ extension Hoard {
         forKey key: String, expiry: @escaping @Sendable (T) -> Expiry?, expirationPolicy: ExpirationPolicy? = nil,
         sharingFetch: Bool = false, encoder: ValueEncoder<T>? = nil, fetch: @escaping @Sendable () async throws -> T
     ) async throws -> CacheEntry<T> {
-        let outcome = try await flights.run(key: ExactString(key), onJoin: { monitor.record(.fetchCoalesced(key: key)) }) {
+        let typeName = Self.typeName(of: T.self)
+        let cached: @Sendable () async -> FetchOutcome? = { [self] in
+            guard
+                let entry = try? await tierEntry(
+                    T.self, forKey: key, freshness: freshness(expirationPolicy), includingStale: false)
+            else { return nil }
+            return FetchOutcome(
+                value: StoredValue(
+                    value: entry.value, typeName: typeName, cachedAt: entry.cachedAt, expiresAt: entry.expiresAt),
+                source: entry.source)
+        }
+        let produce: @Sendable () async throws -> Produced = { [self] in
+            let value = try await runFetch(forKey: key, fetch)
+            let store: @Sendable () async throws(HoardError) -> Written? = { [self] () async throws(HoardError) -> Written? in
+                try await write(value, forKey: key, expiry: expiry(value), encoder: encoder)
+            }
+            return (value, store)
+        }
+        let outcome = try await fetchOnce(
+            forKey: key, typeName: typeName, isEncoded: false, cached: sharingFetch ? cached : nil, produce: produce)
+        let fetched = outcome.value
+        let value = try outcome.decoded(as: T.self, forKey: key)
+        return CacheEntry(
+            value: value, cachedAt: fetched.cachedAt, expiresAt: fetched.expiresAt, source: outcome.source,
+            retrievedAt: configuration.now(), storeError: outcome.storeError)
+    }
+
+    /// What a fetch makes: the value (decoded, or its encoding) and how to store it.
+    typealias Produced = (value: any Sendable, store: @Sendable () async throws(HoardError) -> Written?)
+
+    /// The one fetch path under ``fetchThrough(forKey:expiry:expirationPolicy:sharingFetch:encoder:fetch:)``
+    /// and ``encodedEntry(_:forKey:expiry:fetch:)``: `produce` runs once per key in this process
+    /// (callers of either form share it) and, with `cached`, under the shared tier's lease, which
+    /// `cached` answers instead when another machine stored the value meanwhile. What it makes is
+    /// stored unless the fetch was forgotten or abandoned meanwhile (a newer one may have stored);
+    /// a store that fails is logged and handed over as ``FetchOutcome/storeError``.
+    ///
+    /// - Parameters:
+    ///   - typeName: The type the value is recorded under.
+    ///   - isEncoded: Whether `produce` makes the encoding rather than the decoded value.
+    func fetchOnce(
+        forKey key: String, typeName: String, isEncoded: Bool, cached: (@Sendable () async -> FetchOutcome?)?,
+        produce: @escaping @Sendable () async throws -> Produced
+    ) async throws -> FetchOutcome {
+        try await flights.run(key: ExactString(key), onJoin: { monitor.record(.fetchCoalesced(key: key)) }) {
             [self] ticket in
             let fetchAndStore = { @Sendable [self] () async throws -> FetchOutcome in
-                let value = try await runFetch(forKey: key, fetch)
+                let produced = try await produce()
                 var stored: Written?
                 var storeError: HoardError?
-                // A forgotten or abandoned fetch does not store: a newer one may have.
                 if ticket.isCurrent {
                     do throws(HoardError) {
-                        stored = try await write(value, forKey: key, expiry: expiry(value), encoder: encoder)
+                        stored = try await produced.store()
                     } catch {
                         storeError = error
                         logger.warning(
@@ -166,31 +209,15 @@ extension Hoard {
                     }
                 }
                 let record = StoredValue(
-                    value: value, typeName: Self.typeName(of: T.self),
-                    cachedAt: stored?.cachedAt ?? configuration.now(), expiresAt: stored?.expiresAt)
-                return FetchOutcome(value: record, source: .fetch, storeError: storeError, encoding: stored?.bytes)
+                    value: produced.value, typeName: typeName, cachedAt: stored?.cachedAt ?? configuration.now(),
+                    expiresAt: stored?.expiresAt)
+                return FetchOutcome(
+                    value: record, source: .fetch, storeError: storeError, isEncoded: isEncoded,
+                    encoding: isEncoded ? nil : stored?.bytes)
             }
-            guard sharingFetch else { return try await fetchAndStore() }
-            return try await coordinatedFetch(
-                forKey: key,
-                cached: { [self] in
-                    guard
-                        let entry = try? await tierEntry(
-                            T.self, forKey: key, freshness: freshness(expirationPolicy), includingStale: false)
-                    else { return nil }
-                    return FetchOutcome(
-                        value: StoredValue(
-                            value: entry.value, typeName: Self.typeName(of: T.self), cachedAt: entry.cachedAt,
-                            expiresAt: entry.expiresAt),
-                        source: entry.source)
-                },
-                fetch: fetchAndStore)
+            guard let cached else { return try await fetchAndStore() }
+            return try await coordinatedFetch(forKey: key, cached: cached, fetch: fetchAndStore)
         }
-        let fetched = outcome.value
-        let value = try outcome.decoded(as: T.self, forKey: key)
-        return CacheEntry(
-            value: value, cachedAt: fetched.cachedAt, expiresAt: fetched.expiresAt, source: outcome.source,
-            retrievedAt: configuration.now(), storeError: outcome.storeError)
     }
 
     /// Forgets the value and any running fetch for `key` (errors removing the file are logged).
