@@ -139,36 +139,6 @@ extension ImageServer {
         return entry
     }
 
-    /// The server's check of each URL a download requests (the source and every redirect): on
-    /// the allow-list, and resolving only to allowed addresses. Returns the address the download
-    /// connects to, one of those checked (IPv4 first), so that the host is resolved once.
-    static func check(
-        _ url: URL, against policy: SourcePolicy, resolve: @escaping @Sendable (String) throws(ServeError) -> [IPAddress]
-    ) async throws(DownloadError) -> String? {
-        let prefix: SourcePolicy.Prefix?
-        do {
-            prefix = try policy.prefix(for: .remote(url))
-        } catch {
-            throw .refused(error.reason)
-        }
-        guard let prefix, let host = URLComponents(url: url, resolvingAgainstBaseURL: false)?.host else {
-            throw .refused("the URL has no host")
-        }
-        let addresses: [IPAddress]
-        do {
-            // getaddrinfo blocks: on NIO's blocking-work threads, not the cooperative pool's.
-            addresses = try await NIOThreadPool.singleton.runIfActive { try resolve(host) }
-        } catch {
-            throw .failed("\(host) does not resolve: \(error)")
-        }
-        do {
-            try policy.check(addresses: addresses, for: prefix)
-        } catch {
-            throw .refused(error.reason)
-        }
-        return (addresses.first { $0.isIPv4 } ?? addresses.first)?.description
-    }
-
     /// The status an error of the originals' cache or the download answers with.
     static func serveError(_ error: any Error) -> ServeError {
         switch error {

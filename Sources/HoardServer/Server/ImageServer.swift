@@ -89,7 +89,7 @@ public final class ImageServer: Sendable {
         downloader = Downloader(
             timeout: Double(configuration.requestTimeout.milliseconds) / 1000,
             maximumBytes: configuration.maximumSourceBytes, maximumRedirects: configuration.maximumRedirects,
-            check: { url throws(DownloadError) in try await Self.check(url, against: policy, resolve: resolve) })
+            check: { url throws(DownloadError) in try await policy.admit(url, resolve: resolve) })
         originalCache = OriginalCache(
             hoard: hoard, store: OriginalStore { originals }, downloader: downloader, policy: .stale)
     }
