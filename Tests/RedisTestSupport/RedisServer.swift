@@ -222,26 +222,6 @@ public final class RedisServer: Sendable {
         deliver(SIGSTOP)
     }
 
-    /// Bytes clients have sent that the server has not read yet, summed over its connections
-    /// (the receive queues `/proc/net/tcp` and `/proc/net/tcp6` list for its port): while it is
-    /// paused, this grows as commands reach it, which tells a test that a command was sent.
-    public func unreadByteCount() -> Int {
-        var total = 0
-        for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
-            guard let text = try? String(contentsOfFile: table, encoding: .utf8) else { continue }
-            for line in text.split(separator: "\n").dropFirst() {
-                // sl local_address rem_address st tx_queue:rx_queue ...
-                let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-                guard fields.count > 4, let local = fields[1].split(separator: ":").last,
-                    Int(local, radix: 16) == port, fields[3] == "01",  // established
-                    let queued = fields[4].split(separator: ":").last, let unread = Int(queued, radix: 16)
-                else { continue }
-                total += unread
-            }
-        }
-        return total
-    }
-
     /// Resumes a paused server (`SIGCONT`).
     public func resume() {
         deliver(SIGCONT)
