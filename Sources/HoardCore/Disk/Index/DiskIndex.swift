@@ -325,6 +325,7 @@ final class DiskIndex: Sendable {
         let connection = try SQLiteConnection(
             path: path, immutable: !isFolderWritable, busyTimeoutMilliseconds: busyTimeoutMilliseconds,
             generation: generation)
+        connection.logLimit = (log.path, log.byteLimit)
         // Per connection. Nothing is fsynced, as with the entry files: a killed process loses
         // nothing committed (the log is in the kernel's page cache), a power cut or system crash may
         // lose the last commits or damage the database, which is then rebuilt (see the DocC article

@@ -2,6 +2,14 @@ import CHoardSQLite
 import CHoardSupport
 import HoardSystem
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// One connection to an SQLite database, with its prepared statements kept for reuse.
 ///
 /// Opened in SQLite's multi-thread mode (`SQLITE_OPEN_NOMUTEX`): a connection may move between
@@ -23,6 +31,9 @@ final class SQLiteConnection: @unchecked Sendable {
     private let busyWait: UnsafeMutablePointer<hoard_busy_wait_state>
     /// The prepared statements, by their ``SQL/slot``.
     private var statements: [SQLiteStatement?] = []
+    /// The write-ahead log's path and size limit (see ``IndexLog``), which a write transaction
+    /// checks once it holds the write lock; `nil` checks nothing.
+    var logLimit: (path: String, byteLimit: Int)?
 
     /// A file's device and inode.
     struct FileIdentity: Sendable, Hashable {
@@ -99,7 +110,7 @@ final class SQLiteConnection: @unchecked Sendable {
     /// up front instead of failing to upgrade a read), committed when it returns and rolled back
     /// when it throws.
     func writeTransaction<Result>(_ body: () throws -> Result) throws -> Result {
-        try statement(Self.beginImmediateSQL).run()
+        try beginWriting()
         do {
             let result = try body()
             try statement(Self.commitSQL).run()
@@ -110,6 +121,28 @@ final class SQLiteConnection: @unchecked Sendable {
         }
     }
     private static let beginImmediateSQL = SQL("BEGIN IMMEDIATE")
+
+    /// `BEGIN IMMEDIATE`, then, holding the write lock, a look at the log (``logLimit``). A writer
+    /// cuts the log back before it asks for the lock, but another writer may commit in between: a
+    /// log found past its limit here is cut back first (the lock given back, the log
+    /// checkpointed, the transaction begun again), so that the log passes its limit by one
+    /// transaction, not by one for every writer waiting. That lasts as long as this connection
+    /// waits for a lock; then the transaction goes on (readers kept the log from starting over,
+    /// see ``IndexLog``). A connection that does not wait fails as busy instead.
+    private func beginWriting() throws {
+        let deadline = MonotonicInstant.now.advanced(by: .milliseconds(Int(busyWait.pointee.timeout_milliseconds)))
+        while true {
+            try statement(Self.beginImmediateSQL).run()
+            guard let logLimit, case .success(let log) = FileSystem.linkStatus(logLimit.path),
+                log.byteCount > logLimit.byteLimit
+            else { return }
+            let isWaiting = busyWait.pointee.timeout_milliseconds > 0
+            if isWaiting && MonotonicInstant.now >= deadline { return }
+            _ = sqlite3_exec(handle, "ROLLBACK", nil, nil, nil)
+            guard isWaiting else { throw SQLiteError.logPastLimit(path: logLimit.path) }
+            if (try? DatabaseFile(connection: self).checkpoint(truncating: true)) != true { usleep(1_000) }
+        }
+    }
 
     /// Runs `body` in a read transaction, so that the statements it runs read one snapshot.
     func readTransaction<Result>(_ body: () throws -> Result) throws -> Result {

@@ -55,6 +55,33 @@ struct LogCutBackTests {
         #expect(folder.logSize <= folder.index.log.byteLimit)
     }
 
+    /// A writer cuts the log back before it asks for the write lock, but another may commit in
+    /// between: two CI runs found the two-process bound test's log 2-3 pages past twice its
+    /// limit. Holding the lock, a writer that finds the log past its limit cuts it back first.
+    @Test func aWriterThatFindsAnOverlongLogOnceItHoldsTheLockCutsItBackFirst() throws {
+        let folder = try Folder()
+        defer { folder.directory.remove() }
+        try folder.withLogHeldPastItsLimit {}
+        #expect(folder.logSize > folder.index.log.byteLimit)
+        // Straight to a transaction, with no cut-back before it: as after another writer's commit.
+        try folder.index.withConnection(writing: false) { connection in
+            try connection.writeTransaction { try connection.execute("INSERT INTO segments (length) VALUES (-9)") }
+        }
+        #expect(folder.logSize <= folder.index.log.byteLimit)
+        // A connection that must not wait fails as busy rather than add to a log held past its limit.
+        try folder.withLogHeldPastItsLimit {
+            let before = folder.logSize
+            #expect(throws: SQLiteError.self) {
+                try folder.index.withConnection(writing: false) { connection in
+                    try connection.withoutWaiting {
+                        try connection.writeTransaction { try connection.execute("INSERT INTO segments (length) VALUES (-9)") }
+                    }
+                }
+            }
+            #expect(folder.logSize == before)
+        }
+    }
+
     /// A CI run's two-process bound test found the log 2.2 pages past twice its limit: a reader
     /// of one process held it while the other's recency marks went in, a transaction of a few
     /// rows after another, with no cut-back between them.
