@@ -33,37 +33,26 @@ extension Hoard {
     public func encodedEntry<T: Cachable>(
         _ type: T.Type, forKey key: String, expiry: Expiry? = nil, fetch: @escaping @Sendable () async throws -> Data
     ) async throws -> CacheEntry<Data> {
-        let typeName = Self.typeName(of: T.self)
         guard configuration.isCachingEnabled else {
-            let bytes = try await runFetch(forKey: key, fetch)
+            let bytes = try await fetcher.reporting(forKey: key, fetch)
             let now = configuration.now()
             return CacheEntry(value: bytes, cachedAt: now, expiresAt: nil, source: .fetch, retrievedAt: now)
         }
         try Self.validate(expiry, "Hoard.encodedEntry(_:forKey:expiry:fetch:) expiry")
+        let typeName = Self.typeName(of: T.self)
+        let form = ReadForm.encoded(typeName: typeName)
         do {
-            if let hit = try await encodedTierEntry(typeName: typeName, forKey: key) {
-                monitor.record(.hit(key: key, tier: hit.source))
-                return hit
-            }
-            monitor.record(.miss(key: key))
+            if let entry = try await lookUpEntry(Data.self, form, forKey: key, expirationPolicy: nil) { return entry }
         } catch {
             logger.warning(
                 "Cannot read the cached value; fetching", metadata: ["key": .string(key), "error": "\(error)"])
         }
-        let cached: @Sendable () async -> FetchOutcome? = { [self] in
-            guard let found = try? await encodedTierEntry(typeName: typeName, forKey: key) else { return nil }
-            return FetchOutcome(
-                value: StoredValue(value: found.value, typeName: typeName, cachedAt: found.cachedAt, expiresAt: found.expiresAt),
-                source: found.source, isEncoded: true)
-        }
-        let produce: @Sendable () async throws -> Produced = { [self] in
-            let bytes = try await runFetch(forKey: key, fetch)
-            let store: @Sendable () async throws(HoardError) -> Written? = { [self] () async throws(HoardError) -> Written? in
+        let outcome = try await self.fetch(Data.self, form, forKey: key, expirationPolicy: nil, sharingFetch: true) { [self] in
+            let bytes = try await fetcher.reporting(forKey: key, fetch)
+            return (bytes, { [self] () async throws(HoardError) -> Written? in
                 try await writeEncoded(bytes, typeName: typeName, candidate: bytes, forKey: key, expiry: expiry)
-            }
-            return (bytes, store)
+            })
         }
-        let outcome = try await fetchOnce(forKey: key, typeName: typeName, isEncoded: true, cached: cached, produce: produce)
         let bytes = try outcome.encoding(of: typeName, options: configuration.encodingOptions, forKey: key)
         return CacheEntry(
             value: bytes, cachedAt: outcome.value.cachedAt, expiresAt: outcome.value.expiresAt, source: outcome.source,

@@ -58,38 +58,26 @@ extension Hoard {
     ///   another type; ``HoardError/tier(_:underlying:)``.
     /// - Complexity: O(n) in the size of the entry (one read and one checksum pass).
     public func retrieveEncoded<T: Cachable>(_ type: T.Type, forKey key: String) async throws -> Data? {
-        guard configuration.isCachingEnabled else { return nil }
-        if let hit = try await encodedTierEntry(typeName: Self.typeName(of: T.self), forKey: key) {
-            monitor.record(.hit(key: key, tier: hit.source))
-            return hit.value
-        }
-        monitor.record(.miss(key: key))
-        return nil
-    }
-
-    /// The payload of the first byte tier's fresh entry for `key` stored as `typeName`, copied into
-    /// the tiers before that one; counts nothing.
-    ///
-    /// - Throws: ``HoardError/typeMismatch(key:expected:stored:)``, ``HoardError/tier(_:underlying:)``.
-    func encodedTierEntry(typeName: String, forKey key: String) async throws(HoardError) -> CacheEntry<Data>? {
-        let freshness = freshness(nil)
-        guard let hit = try await tierHit(forKey: key, expecting: typeName, freshness: freshness, includingStale: false)
-        else { return nil }
-        await copyToFasterTiers(hit, forKey: key)
-        return CacheEntry(
-            value: hit.payload, cachedAt: hit.createdAt, expiresAt: hit.expiresAt,
-            source: tiers[hit.tierIndex].identifier, retrievedAt: freshness.now)
+        var found: Found?
+        return try await lookUp(
+            Data.self, .encoded(typeName: Self.typeName(of: T.self)), forKey: key, expirationPolicy: nil, found: &found)
     }
 
     /// The fresh value under `key` in the memory tier, read without suspending, counted as a hit;
     /// `nil` for a miss there, or a value of another type (counting nothing): the caller then
     /// asks ``retrieve(_:forKey:)-(_,String)``, which reads the other tiers too.
     package func memoryValue<T: Cachable>(_ type: T.Type, forKey key: String) -> T? {
-        try? memoryHitValue(type, forKey: key)
+        var found: Found?
+        guard configuration.isCachingEnabled,
+            let value = try? readMemory(T.self, .decoded, forKey: key, freshness: freshness(nil), found: &found),
+            found?.isStale == false
+        else { return nil }
+        monitor.record(.hit(key: key, tier: .memory))
+        return value
     }
 
-    /// The fresh entry under `key` stored as `T` in a first disk tier, as its encoded bytes, read
-    /// without suspending and counted as a hit: the first step of
+    /// The fresh entry under `key` stored as `T` in a first byte tier that answers without
+    /// suspending (the disk), as its encoded bytes, counted as a hit: the first step of
     /// ``encodedEntry(_:forKey:expiry:fetch:)``, for a caller on an event loop. `nil` when there is
     /// no such tier, or no fresh entry of that type in it (counting nothing): the caller then asks
     /// ``encodedEntry(_:forKey:expiry:fetch:)``, which reads the later tiers and fetches.
@@ -97,13 +85,12 @@ extension Hoard {
         guard configuration.isCachingEnabled else { return nil }
         let freshness = freshness(nil)
         guard
-            let hit = try? firstDiskHit(
-                forKey: key, expecting: Self.typeName(of: T.self), freshness: freshness, includingStale: false)
+            let hit = try? chain.immediateHit(forKey: key, expecting: Self.typeName(of: T.self), freshness: freshness)
         else { return nil }
-        let source = tiers[hit.tierIndex].identifier
-        monitor.record(.hit(key: key, tier: source))
+        monitor.record(.hit(key: key, tier: hit.source))
         return CacheEntry(
-            value: hit.payload, cachedAt: hit.createdAt, expiresAt: hit.expiresAt, source: source, retrievedAt: freshness.now)
+            value: hit.payload, cachedAt: hit.createdAt, expiresAt: hit.expiresAt, source: hit.source,
+            retrievedAt: freshness.now)
     }
 
     /// Writes `bytes` to every byte tier under `typeName` unless the insertion policy refuses

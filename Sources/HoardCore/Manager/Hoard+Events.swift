@@ -11,8 +11,8 @@ extension Hoard {
     ///   scans it (O(m) for m entry files).
     public var statistics: HoardStatistics {
         var statistics = monitor.statistics
-        statistics.memoryCount = memory.count
-        statistics.memoryBytes = memory.totalCost
+        statistics.memoryCount = chain.memory.count
+        statistics.memoryBytes = chain.memory.totalCost
         if case .success(let disk) = disk {
             statistics.diskBytes = disk.estimatedByteCount()
         }

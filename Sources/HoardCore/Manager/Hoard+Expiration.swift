@@ -18,10 +18,7 @@ extension Hoard {
     ///   applies in this process.
     /// - Complexity: O(1): one small file write.
     public func expireAll() async throws {
-        let now = configuration.now()
-        // Other machines first: a local mark file that cannot be written still applies here.
-        await sharedTier?.publishExpiration(before: now)
-        let mark = try expirationMark.advance(to: now)
+        let mark = try await marks.expireAll()
         monitor.record(.expiredAll(before: mark))
     }
 
@@ -100,4 +97,10 @@ private final class NotificationObserver: @unchecked Sendable {
     func remove() {
         center.removeObserver(token)
     }
+}
+
+extension Hoard {
+    /// How many times this cache has read and applied its shared tier's marks (once a second):
+    /// for a test that waits for the watch to have seen what it did.
+    package var sharedMarkWatchRounds: Int { marks.rounds }
 }

@@ -103,7 +103,7 @@ extension Hoard {
         if reset { await forget(key) }
         switch policy {
         case .cacheOnly:
-            if let entry = try await lookUp(T.self, forKey: key, expirationPolicy: expirationPolicy) { return entry }
+            if let entry = try await lookUpEntry(T.self, forKey: key, expirationPolicy: expirationPolicy) { return entry }
             throw HoardError.notCached(key: key)
         case .cacheElseFetch:
             if let entry = await cachedEntry(T.self, forKey: key, expirationPolicy: expirationPolicy) { return entry }
@@ -127,104 +127,63 @@ extension Hoard {
         }
     }
 
-    /// The fresh cached value, or `nil` on a miss or a read error (logged: the caller fetches).
-    func cachedEntry<T: Cachable>(
-        _ type: T.Type, forKey key: String, expirationPolicy: ExpirationPolicy?
-    ) async -> CacheEntry<T>? {
-        do {
-            return try await lookUp(T.self, forKey: key, expirationPolicy: expirationPolicy)
-        } catch {
-            logger.warning(
-                "Cannot read the cached value; fetching", metadata: ["key": .string(key), "error": "\(error)"])
-            return nil
-        }
-    }
-
-    /// Runs `fetch` through the one-request-per-key gate and stores its value.
+    /// Runs `fetch` through the fetcher and stores its value.
     ///
-    /// With `sharingFetch`, the fetch also runs under the shared tier's lease (see
-    /// ``coordinatedFetch(forKey:cached:fetch:)``): a value another machine stored meanwhile is
-    /// returned instead, from the tier that had it.
+    /// With `sharingFetch`, the fetch also runs under the leases (see ``fetch(_:_:forKey:expirationPolicy:sharingFetch:produce:)``):
+    /// a value another process or machine stored meanwhile is returned instead, from the tier that had it.
     func fetchThrough<T: Cachable>(
         forKey key: String, expiry: @escaping @Sendable (T) -> Expiry?, expirationPolicy: ExpirationPolicy? = nil,
         sharingFetch: Bool = false, encoder: ValueEncoder<T>? = nil, fetch: @escaping @Sendable () async throws -> T
     ) async throws -> CacheEntry<T> {
-        let typeName = Self.typeName(of: T.self)
-        let cached: @Sendable () async -> FetchOutcome? = { [self] in
-            guard
-                let entry = try? await tierEntry(
-                    T.self, forKey: key, freshness: freshness(expirationPolicy), includingStale: false)
-            else { return nil }
-            return FetchOutcome(
-                value: StoredValue(
-                    value: entry.value, typeName: typeName, cachedAt: entry.cachedAt, expiresAt: entry.expiresAt),
-                source: entry.source)
-        }
-        let produce: @Sendable () async throws -> Produced = { [self] in
-            let value = try await runFetch(forKey: key, fetch)
-            let store: @Sendable () async throws(HoardError) -> Written? = { [self] () async throws(HoardError) -> Written? in
+        let outcome = try await self.fetch(
+            T.self, .decoded, forKey: key, expirationPolicy: expirationPolicy, sharingFetch: sharingFetch
+        ) { [self] in
+            let value = try await fetcher.reporting(forKey: key, fetch)
+            return (value, { [self] () async throws(HoardError) -> Written? in
                 try await write(value, forKey: key, expiry: expiry(value), encoder: encoder)
-            }
-            return (value, store)
+            })
         }
-        let outcome = try await fetchOnce(
-            forKey: key, typeName: typeName, isEncoded: false, cached: sharingFetch ? cached : nil, produce: produce)
-        let fetched = outcome.value
-        let value = try outcome.decoded(as: T.self, forKey: key)
         return CacheEntry(
-            value: value, cachedAt: fetched.cachedAt, expiresAt: fetched.expiresAt, source: outcome.source,
-            retrievedAt: configuration.now(), storeError: outcome.storeError)
+            value: try outcome.decoded(as: T.self, forKey: key), cachedAt: outcome.value.cachedAt,
+            expiresAt: outcome.value.expiresAt, source: outcome.source, retrievedAt: configuration.now(),
+            storeError: outcome.storeError)
     }
 
-    /// What a fetch makes: the value (decoded, or its encoding) and how to store it.
-    typealias Produced = (value: any Sendable, store: @Sendable () async throws(HoardError) -> Written?)
-
     /// The one fetch path under ``fetchThrough(forKey:expiry:expirationPolicy:sharingFetch:encoder:fetch:)``
-    /// and ``encodedEntry(_:forKey:expiry:fetch:)``: `produce` runs once per key in this process
-    /// (callers of either form share it) and, with `cached`, under the shared tier's lease, which
-    /// `cached` answers instead when another machine stored the value meanwhile. What it makes is
-    /// stored unless the fetch was forgotten or abandoned meanwhile (a newer one may have stored);
-    /// a store that fails is logged and handed over as ``FetchOutcome/storeError``.
-    ///
-    /// - Parameters:
-    ///   - typeName: The type the value is recorded under.
-    ///   - isEncoded: Whether `produce` makes the encoding rather than the decoded value.
-    func fetchOnce(
-        forKey key: String, typeName: String, isEncoded: Bool, cached: (@Sendable () async -> FetchOutcome?)?,
-        produce: @escaping @Sendable () async throws -> Produced
+    /// and ``encodedEntry(_:forKey:expiry:fetch:)``: `produce` runs once per key (see
+    /// ``Fetcher/run(forKey:typeName:isEncoded:cached:produce:)``); with `sharingFetch`, under the
+    /// leases, which first read the byte tiers again in `form`.
+    func fetch<T: Cachable>(
+        _ type: T.Type, _ form: ReadForm, forKey key: String, expirationPolicy: ExpirationPolicy?, sharingFetch: Bool,
+        produce: @escaping @Sendable () async throws -> Fetcher.Produced
     ) async throws -> FetchOutcome {
-        try await flights.run(key: ExactString(key), onJoin: { monitor.record(.fetchCoalesced(key: key)) }) {
-            [self] ticket in
-            let fetchAndStore = { @Sendable [self] () async throws -> FetchOutcome in
-                let produced = try await produce()
-                var stored: Written?
-                var storeError: HoardError?
-                if ticket.isCurrent {
-                    do throws(HoardError) {
-                        stored = try await produced.store()
-                    } catch {
-                        storeError = error
-                        logger.warning(
-                            "Cannot store the fetched value", metadata: ["key": .string(key), "error": "\(error)"])
-                    }
-                }
-                let record = StoredValue(
-                    value: produced.value, typeName: typeName, cachedAt: stored?.cachedAt ?? configuration.now(),
-                    expiresAt: stored?.expiresAt)
-                return FetchOutcome(
-                    value: record, source: .fetch, storeError: storeError, isEncoded: isEncoded,
-                    encoding: isEncoded ? nil : stored?.bytes)
-            }
-            guard let cached else { return try await fetchAndStore() }
-            return try await coordinatedFetch(forKey: key, cached: cached, fetch: fetchAndStore)
+        let typeName: String
+        let isEncoded: Bool
+        switch form {
+        case .decoded: (typeName, isEncoded) = (Self.typeName(of: T.self), false)
+        case .encoded(let encodedType): (typeName, isEncoded) = (encodedType, true)
         }
+        let cached: @Sendable () async -> FetchOutcome? = { [self] in
+            var found: Found?
+            guard
+                let value = try? await readBytes(
+                    T.self, form, forKey: key, freshness: freshness(expirationPolicy), includingStale: false, found: &found),
+                let found
+            else { return nil }
+            if let evicted = HoardMonitor.memoryEvictions(found.evictions) { monitor.record(evicted) }
+            let record = StoredValue(value: value, typeName: typeName, cachedAt: found.cachedAt, expiresAt: found.expiresAt)
+            return FetchOutcome(value: record, source: found.source, isEncoded: isEncoded)
+        }
+        return try await fetcher.run(
+            forKey: key, typeName: typeName, isEncoded: isEncoded, cached: sharingFetch ? cached : nil,
+            produce: produce)
     }
 
     /// Forgets the value and any running fetch for `key` (errors removing the file are logged).
     func forget(_ key: String) async {
-        flights.forget(ExactString(key))
+        fetcher.forget(key)
         do {
-            try await removeEverywhere(forKey: key)
+            try await chain.remove(forKey: key)
         } catch {
             logger.warning(
                 "Cannot remove the cached value to reset", metadata: ["key": .string(key), "error": "\(error)"])
@@ -234,27 +193,11 @@ extension Hoard {
 
     // MARK: - Private
 
-    /// Runs `fetch` once, reporting its start and its outcome.
-    func runFetch<T: Cachable>(forKey key: String, _ fetch: @Sendable () async throws -> T) async throws -> T {
-        monitor.record(.fetchStarted(key: key))
-        let start = ContinuousClock.now
-        do {
-            let value = try await fetch()
-            monitor.metrics.recordFetch(duration: ContinuousClock.now - start)
-            monitor.record(.fetchSucceeded(key: key))
-            return value
-        } catch {
-            monitor.metrics.recordFetch(duration: ContinuousClock.now - start)
-            monitor.record(.fetchFailed(key: key, error: error))
-            throw error
-        }
-    }
-
     /// A fetch with caching disabled: run, not shared, not stored.
     private func fetchWithoutCache<T: Cachable>(
         forKey key: String, fetch: @Sendable () async throws -> T
     ) async throws -> CacheEntry<T> {
-        let value = try await runFetch(forKey: key, fetch)
+        let value = try await fetcher.reporting(forKey: key, fetch)
         let now = configuration.now()
         return CacheEntry(value: value, cachedAt: now, expiresAt: nil, source: .fetch, retrievedAt: now)
     }

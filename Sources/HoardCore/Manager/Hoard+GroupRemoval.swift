@@ -46,18 +46,8 @@ extension Hoard {
     private func removeAll(
         where shouldRemove: @escaping @Sendable (_ key: String, _ typeName: String?) -> Bool
     ) async throws -> Int {
-        var removedKeys = Set(memory.removeValues { key, record in shouldRemove(key.string, record.typeName) })
-        for tier in tiers {
-            do {
-                removedKeys.formUnion(
-                    try await tier.removeEntries { key, prefix in
-                        shouldRemove(key, TypedPayload.typeName(prefixing: prefix))
-                    }.map { ExactString($0) })
-            } catch {
-                throw HoardError(tier: tier.identifier, wrapping: error)
-            }
-        }
-        for key in removedKeys.map(\.string).sorted() { monitor.record(.removed(key: key)) }
+        let removedKeys = try await chain.removeAll(where: shouldRemove)
+        for key in removedKeys.sorted() { monitor.record(.removed(key: key)) }
         return removedKeys.count
     }
 }

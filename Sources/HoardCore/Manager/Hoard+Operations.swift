@@ -46,9 +46,8 @@ extension Hoard {
     /// - Throws: ``HoardError/typeMismatch(key:expected:stored:)`` when the value was stored as
     ///   another type (a programming error, not stale data); ``HoardError/tier(_:underlying:)``.
     public func retrieve<T: Cachable>(_ type: T.Type = T.self, forKey key: String) async throws -> T? {
-        // The memory tier first, without a suspension point: a memory hit is the hot path.
-        if let hit = try memoryHitValue(type, forKey: key) { return hit }
-        return try await lookUpTierValue(type, forKey: key)
+        var found: Found?
+        return try await lookUp(T.self, forKey: key, expirationPolicy: nil, found: &found)
     }
 
     /// The value stored under `key` with its metadata: when it was cached, when it expires, its
@@ -60,15 +59,14 @@ extension Hoard {
     /// - Returns: The entry, or `nil` when there is none or it has expired.
     /// - Throws: As ``retrieve(_:forKey:)-(_,String)``.
     public func entry<T: Cachable>(_ type: T.Type = T.self, forKey key: String) async throws -> CacheEntry<T>? {
-        if let hit = try memoryHit(type, forKey: key, expirationPolicy: nil) { return hit }
-        return try await lookUpTiers(type, forKey: key, expirationPolicy: nil)
+        try await lookUpEntry(T.self, forKey: key, expirationPolicy: nil)
     }
 
     /// Removes the value stored under `key` from every tier; removing a missing key is not an error.
     ///
     /// - Throws: ``HoardError/tier(_:underlying:)`` when the file exists but cannot be removed.
     public func remove(forKey key: String) async throws {
-        try await removeEverywhere(forKey: key)
+        try await chain.remove(forKey: key)
         monitor.record(.removed(key: key))
     }
 
@@ -77,24 +75,13 @@ extension Hoard {
     ///
     /// - Throws: ``HoardError/tier(_:underlying:)``.
     public func removeAll() async throws {
-        memory.removeAll()
-        for tier in tiers {
-            do {
-                try await tier.removeAll()
-            } catch {
-                throw HoardError(tier: tier.identifier, wrapping: error)
-            }
-        }
-        if sharedTier != nil {
-            // The shared tier published this removal for other machines; the local mark records
-            // that it has been applied here, so that reading it back does not empty the tiers again.
-            advanceMark(to: configuration.now())
-        }
+        try await chain.removeAll()
+        marks.recordRemovedAll()
         monitor.record(.removedAll)
     }
 
     /// Drops the memory tier and keeps the disk; later reads refill memory from disk.
     public func clearMemory() {
-        memory.removeAll()
+        chain.memory.removeAll()
     }
 }

@@ -27,6 +27,19 @@ import Logging
 ///
 /// `Hoard.shared` is the `"default"` cache under the XDG cache folder
 /// (`$XDG_CACHE_HOME/hoard/default`, else `~/.cache/hoard/default`).
+///
+/// This type is a façade over parts that each own their state and keep one invariant:
+///
+/// | part | owns | invariant |
+/// |---|---|---|
+/// | `TierChain` (`Tiers/`) | memory and the byte tiers | a read answers from the first tier with a fresh entry of the expected type and copies it, with its dates, into every tier before that one; a write reaches every byte tier, in order, before memory |
+/// | `Fetcher` (`Fetch/`) | running fetches, the machine's and the fleet's leases | one fetch of a key at a time; every waiter gets its outcome; only the current fetch stores |
+/// | `CacheMarks` (`Expiration/`) | the expiration mark, the shared tier's marks | the mark only moves forward, never past this machine's clock; each shared mark is applied once |
+/// | `HoardMonitor` (`Monitoring/`) | statistics, event streams, metrics, the debug log | every event is counted and delivered in the order it happened |
+///
+/// The manager's own code is the order of steps: one read path for decoded values and encoded
+/// bytes (memory, then the byte tiers; a byte hit decoded and promoted), one write path, one fetch
+/// path for both forms.
 public final class Hoard: Sendable {
     /// The `"default"` cache in the default folder, with default limits.
     ///
@@ -40,34 +53,17 @@ public final class Hoard: Sendable {
     /// The folder that holds the disk tier.
     public let directory: URL
 
-    let memory: MemoryCache<ExactString, StoredValue>
-    /// The disk tier, or why there is none (it could not open, or is not configured): for what
-    /// only the disk does (listing, trimming).
-    let disk: Result<DiskCache, HoardError>
-    /// The byte tiers after memory, in read order: the configuration's ``Configuration/tiers``.
-    let tiers: [any CacheTier]
-    /// The disk tier when it is the first of ``tiers`` (the usual order): reads ask it directly,
-    /// without the suspension point and task frame of ``CacheTier/entry(forKey:)``.
-    let firstTierDisk: DiskCache?
-    /// The first shared tier among ``tiers``: it coordinates fetches and cache-wide marks.
-    let sharedTier: (any SharedCacheTier)?
-    /// Reads ``sharedTier``'s marks once a second while this cache lives.
-    private let markWatch = Lock<Task<Void, Never>?>(nil)
-    /// How many times the watch has read and applied the shared marks.
-    let markWatchRounds = Lock(0)
-    let logger: Logger
-    /// Statistics, observers' event streams and the debug log.
+    /// Memory and the byte tiers: where records are read, written and promoted.
+    let chain: TierChain
+    /// One fetch per key, here, on this machine and across machines.
+    let fetcher: Fetcher
+    /// Events: statistics, observers' streams, metrics and the debug log.
     let monitor: HoardMonitor
-    /// One running fetch per key, whichever form (a decoded value or its encoding) its callers want.
-    let flights = SingleFlight<ExactString, FetchOutcome>()
-    /// What ``expireAll()`` set, here or in another process.
-    let expirationMark: ExpirationMark
+    /// The expiration mark and the shared tier's marks applied to it.
+    let marks: CacheMarks
     /// Keeps the completion-handler calls on each key in the caller's order.
     let completionQueue = KeyedSerialQueue()
-    /// Fetch leases among the processes sharing the cache folder; `nil` without a disk tier.
-    let localLeases: LocalFetchLeases?
-    /// The shared tier's marks as last applied (see ``applySharedMarks()``).
-    let appliedSharedMarks = Lock(SharedCacheMarks())
+    let logger: Logger
 
     /// Opens (or creates) the cache that `configuration` describes.
     ///
@@ -86,7 +82,7 @@ public final class Hoard: Sendable {
         if case .failure(let error) = disk { throw error }
     }
 
-    /// Creates the tiers; a disk tier that cannot open is kept as its error.
+    /// Creates the parts; a disk tier that cannot open is kept as its error.
     init(resolving configuration: Configuration) {
         self.configuration = configuration
         self.directory = configuration.resolvedDirectory
@@ -97,57 +93,20 @@ public final class Hoard: Sendable {
             factory: configuration.metricsFactory ?? MetricsSystem.factory)
         let monitor = HoardMonitor(logger: configuration.logger, metrics: metrics, tierOrder: tierOrder)
         self.monitor = monitor
-        memory = MemoryCache(
-            validated: .init(
-                countLimit: configuration.memoryCountLimit,
-                costLimit: configuration.memoryCostLimit,
-                evictionPolicy: configuration.memoryEvictionPolicy,
-                now: configuration.now))
-        disk = Self.openDisk(configuration, monitor: monitor)
-        tiers = configuration.tiers.map { [disk] tier in
-            switch tier.kind {
-            case .custom(let tier): tier
-            case .disk:
-                switch disk {
-                case .success(let cache): cache
-                case .failure(let error): UnavailableTier(identifier: .disk, error: error)
-                }
-            }
-        }
-        firstTierDisk =
-            if case .disk = configuration.tiers.first?.kind, case .success(let cache) = disk { cache } else { nil }
-        sharedTier = tiers.lazy.compactMap { $0 as? any SharedCacheTier }.first
-        let markDirectory: URL? = if case .success = disk { directory } else { nil }
-        localLeases = markDirectory.map { LocalFetchLeases(directory: $0, logger: configuration.logger) }
-        expirationMark = ExpirationMark(
-            directory: markDirectory, refreshInterval: configuration.expirationMarkRefreshInterval,
-            logger: configuration.logger, now: configuration.now)
-        if sharedTier != nil {
-            markWatch.withLock { $0 = watchSharedMarks() }
-        }
+        chain = TierChain(configuration: configuration) { monitor.record(.evicted(tier: .disk, count: $0)) }
+        // Marks and local leases live in the cache folder, when there is one.
+        let folder: URL? = if case .success = chain.disk { directory } else { nil }
+        fetcher = Fetcher(
+            configuration: configuration, leaseDirectory: folder, sharedTier: chain.sharedTier, monitor: monitor)
+        marks = CacheMarks(configuration: configuration, directory: folder, chain: chain, monitor: monitor)
     }
 
     deinit {
-        markWatch.withLock { $0?.cancel() }
         monitor.finishAll()
     }
 
-    /// The disk tier `configuration` lists, opened; or why there is none.
-    private static func openDisk(_ configuration: Configuration, monitor: HoardMonitor) -> Result<DiskCache, HoardError> {
-        guard configuration.listsDisk else {
-            return .failure(.tierNotConfigured(.disk))
-        }
-        var diskConfiguration = DiskCache.Configuration(sizeLimit: configuration.diskSizeLimit)
-        diskConfiguration.writeLockTimeout = configuration.diskWriteLockTimeout
-        diskConfiguration.logger = configuration.logger
-        diskConfiguration.now = configuration.now
-        diskConfiguration.onTrim = { monitor.record(.evicted(tier: .disk, count: $0)) }
-        do {
-            return .success(try DiskCache(directory: configuration.resolvedDirectory, configuration: diskConfiguration))
-        } catch {
-            return .failure(HoardError(tier: .disk, wrapping: error))
-        }
-    }
+    /// The disk tier, or why there is none: for what only the disk does (listing, trimming).
+    var disk: Result<DiskCache, HoardError> { chain.disk }
 
     /// Runs `body` on the disk tier, turning its errors into ``HoardError/tier(_:underlying:)``.
     func onDisk<Result>(_ body: (DiskCache) throws -> Result) throws(HoardError) -> Result {
@@ -156,77 +115,6 @@ public final class Hoard: Sendable {
             return try body(cache)
         } catch {
             throw HoardError(tier: .disk, wrapping: error)
-        }
-    }
-}
-
-/// A decoded value with its type and dates: what the memory tier keeps for a key, and what a fetch
-/// hands to every caller that waited for it.
-///
-/// A class: a memory hit copies a reference out of the memory tier, one retain, where a struct
-/// would copy an existential through its value witnesses.
-final class StoredValue: Sendable {
-    let value: any Sendable
-    let typeName: String
-    let cachedAt: Date
-    let expiresAt: Date?
-
-    init(value: any Sendable, typeName: String, cachedAt: Date, expiresAt: Date?) {
-        self.value = value
-        self.typeName = typeName
-        self.cachedAt = cachedAt
-        self.expiresAt = expiresAt
-    }
-}
-
-/// What a shared fetch hands to every caller that waited for it: the value and where it came from
-/// (``CacheTierIdentifier/fetch``, or the tier where another machine's fetch stored it).
-///
-/// A fetch produces a decoded value (``Hoard/value(forKey:policy:expiry:expirationPolicy:reset:fetch:)``)
-/// or its encoding (``Hoard/encodedEntry(_:forKey:expiry:fetch:)``); callers of either kind share
-/// it, each taking its own form (see ``decoded(as:forKey:)`` and ``encoding(of:options:forKey:)``).
-struct FetchOutcome: Sendable {
-    /// The value and its type's name; with ``isEncoded``, `value.value` is its encoding (a `Data`).
-    let value: StoredValue
-    let source: CacheTierIdentifier
-    /// Why the fetched value could not be stored (logged), or `nil`.
-    var storeError: HoardError? = nil
-    /// Whether ``value`` holds the encoding rather than the decoded value.
-    var isEncoded = false
-    /// The encoding of a decoded value, when it was made (to store it).
-    var encoding: Data? = nil
-
-    /// The value as `T`, decoding an encoding.
-    ///
-    /// - Throws: ``HoardError/typeMismatch(key:expected:stored:)`` when the fetch was of another
-    ///   type; the decoder's error for an encoding that does not decode.
-    func decoded<T: Cachable>(as type: T.Type, forKey key: String) throws -> T {
-        let expected = T.cacheTypeIdentifier
-        if !isEncoded, let decoded = value.value as? T { return decoded }
-        guard isEncoded, value.typeName == expected, let bytes = value.value as? Data else {
-            throw HoardError.typeMismatch(key: key, expected: expected, stored: value.typeName)
-        }
-        return try T.decode(bytes)
-    }
-
-    /// The value's encoding, for a caller that asked for bytes of type `typeName`: the fetched
-    /// bytes, the ones stored, or (when the store was skipped) the value encoded with `options`.
-    ///
-    /// - Throws: ``HoardError/typeMismatch(key:expected:stored:)`` when the fetch was of another
-    ///   type; ``HoardError/encodingFailed(key:type:underlying:)``.
-    func encoding(of typeName: String, options: CachableEncodingOptions, forKey key: String) throws(HoardError) -> Data {
-        guard value.typeName == typeName else {
-            throw .typeMismatch(key: key, expected: typeName, stored: value.typeName)
-        }
-        if isEncoded, let bytes = value.value as? Data { return bytes }
-        if let encoding { return encoding }
-        guard let cachable = value.value as? any Cachable else {
-            throw .typeMismatch(key: key, expected: typeName, stored: value.typeName)
-        }
-        do {
-            return try cachable.encode(with: options)
-        } catch {
-            throw .encodingFailed(key: key, type: typeName, underlying: error)
         }
     }
 }

@@ -4,6 +4,9 @@ import Logging
 /// Counts ``HoardEvent``s into ``HoardStatistics`` and swift-metrics (``HoardMetrics``), hands them
 /// to the observers' streams, and logs them: every event at debug level, failed fetches (other
 /// than cancellations) and removed undecodable entries as warnings.
+///
+/// Invariant: every event is counted, and delivered to every stream that wants it, in the order
+/// it was recorded (one lock holds the counts and the streams).
 final class HoardMonitor: Sendable {
     /// An observer's stream: every event, or one key's and the cache-wide ones.
     private struct Subscriber {

@@ -97,6 +97,6 @@ struct LocalFetchLeaseTests {
         let reopened = try fixture.reopened()
         #expect(try await reopened.value(forKey: "k") { "fetched" } == "fetched")
         #expect(try Data(contentsOf: target) == Data("theirs".utf8))
-        #expect(reopened.localLeases?.acquire(forKey: "k") == .unavailable)
+        #expect(reopened.fetcher.localLeases?.acquire(forKey: "k") == .unavailable)
     }
 }

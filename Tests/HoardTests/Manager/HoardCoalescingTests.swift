@@ -18,7 +18,7 @@ struct HoardCoalescingTests {
                 group.addTask { try await hoard.value(forKey: "shared", fetch: probe.fetch()) }
             }
             // Everyone is waiting on the one fetch before it is allowed to finish.
-            #expect(await eventually { hoard.flights.waiterCount(forKey: "shared") == callers })
+            #expect(await eventually { hoard.fetcher.flights.waiterCount(forKey: "shared") == callers })
             probe.gate?.open()
             var results: [String] = []
             for try await value in group { results.append(value) }
@@ -42,7 +42,7 @@ struct HoardCoalescingTests {
         let encoded = Task {
             try await hoard.encodedEntry(String.self, forKey: "both") { try await Data(probe.fetch("e")().utf8) }
         }
-        #expect(await eventually { hoard.flights.waiterCount(forKey: "both") == 2 })
+        #expect(await eventually { hoard.fetcher.flights.waiterCount(forKey: "both") == 2 })
         probe.gate?.open()
         let value = try await decoded.value
         let bytes = try await encoded.value
@@ -61,9 +61,9 @@ struct HoardCoalescingTests {
         let encoded = Task {
             try await hoard.encodedEntry(String.self, forKey: "k") { try await Data(probe.fetch("e")().utf8) }
         }
-        #expect(await eventually { hoard.flights.waiterCount(forKey: "k") == 1 })
+        #expect(await eventually { hoard.fetcher.flights.waiterCount(forKey: "k") == 1 })
         let decoded = Task { try await hoard.value(forKey: "k", fetch: probe.fetch()) }
-        #expect(await eventually { hoard.flights.waiterCount(forKey: "k") == 2 })
+        #expect(await eventually { hoard.fetcher.flights.waiterCount(forKey: "k") == 2 })
         probe.gate?.open()
         #expect(try await encoded.value.value == Data("e1".utf8))
         #expect(try await decoded.value == "e1")
@@ -73,9 +73,9 @@ struct HoardCoalescingTests {
         let invalid = Task {
             try await hoard.encodedEntry(String.self, forKey: "bad") { try await second.call { _ in Data([0xFF, 0xFE]) } }
         }
-        #expect(await eventually { hoard.flights.waiterCount(forKey: "bad") == 1 })
+        #expect(await eventually { hoard.fetcher.flights.waiterCount(forKey: "bad") == 1 })
         let reader = Task { try await hoard.value(forKey: "bad", fetch: second.fetch()) }
-        #expect(await eventually { hoard.flights.waiterCount(forKey: "bad") == 2 })
+        #expect(await eventually { hoard.fetcher.flights.waiterCount(forKey: "bad") == 2 })
         second.gate?.open()
         #expect(try await invalid.value.value == Data([0xFF, 0xFE]))
         await #expect(throws: (any Error).self) { try await reader.value }
@@ -99,7 +99,7 @@ struct HoardCoalescingTests {
                     }
                 }
             }
-            #expect(await eventually { hoard.flights.waiterCount(forKey: "k") == 10 })
+            #expect(await eventually { hoard.fetcher.flights.waiterCount(forKey: "k") == 10 })
             probe.gate?.open()
             for await failedWithFetchError in group { #expect(failedWithFetchError) }
         }
@@ -116,10 +116,10 @@ struct HoardCoalescingTests {
         let probe = FetchProbe(gated: true)
         let first = Task { try await hoard.value(forKey: "k", fetch: probe.fetch()) }
         let second = Task { try await hoard.value(forKey: "k", fetch: probe.fetch()) }
-        #expect(await eventually { hoard.flights.waiterCount(forKey: "k") == 2 })
+        #expect(await eventually { hoard.fetcher.flights.waiterCount(forKey: "k") == 2 })
         first.cancel()
         await #expect(throws: CancellationError.self) { try await first.value }
-        #expect(hoard.flights.waiterCount(forKey: "k") == 1)
+        #expect(hoard.fetcher.flights.waiterCount(forKey: "k") == 1)
         probe.gate?.open()
         #expect(try await second.value == "v1")
         #expect(probe.calls == 1 && probe.cancellationsSeen == 0)
@@ -133,7 +133,7 @@ struct HoardCoalescingTests {
         let hoard = fixture.hoard
         let probe = FetchProbe(gated: true)
         let waiters = (0..<3).map { _ in Task { try await hoard.value(forKey: "k", fetch: probe.fetch()) } }
-        #expect(await eventually { hoard.flights.waiterCount(forKey: "k") == 3 })
+        #expect(await eventually { hoard.fetcher.flights.waiterCount(forKey: "k") == 3 })
         for waiter in waiters { waiter.cancel() }
         for waiter in waiters {
             await #expect(throws: CancellationError.self) { try await waiter.value }
@@ -158,7 +158,7 @@ struct HoardCoalescingTests {
         // The running fetch is forgotten: its waiter still gets its value, the new call its own.
         let slow = FetchProbe(gated: true)
         let waiting = Task { try await hoard.value(forKey: "r", fetch: slow.fetch("slow")) }
-        #expect(await eventually { hoard.flights.waiterCount(forKey: "r") == 1 })
+        #expect(await eventually { hoard.fetcher.flights.waiterCount(forKey: "r") == 1 })
         #expect(try await hoard.value(forKey: "r", reset: true, fetch: counter.fetch("new")) == "new2")
         slow.gate?.open()
         #expect(try await waiting.value == "slow1")
@@ -172,7 +172,7 @@ struct HoardCoalescingTests {
         let hoard = fixture.hoard
         let blocked = FetchProbe(gated: true)
         let waiting = Task { try await hoard.value(forKey: "slow", fetch: blocked.fetch()) }
-        #expect(await eventually { hoard.flights.waiterCount(forKey: "slow") == 1 })
+        #expect(await eventually { hoard.fetcher.flights.waiterCount(forKey: "slow") == 1 })
         #expect(try await hoard.value(forKey: "fast", fetch: FetchProbe().fetch()) == "v1")
         blocked.gate?.open()
         #expect(try await waiting.value == "v1")

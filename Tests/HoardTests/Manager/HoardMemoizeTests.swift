@@ -112,7 +112,7 @@ struct HoardMemoizeTests {
         let square = fixture.hoard.memoize({ (x: Int) in try await probe.call { _ in x * x } }, namespace: "square")
         try await withThrowingTaskGroup(of: Int.self) { group in
             for _ in 0..<50 { group.addTask { try await square(9) } }
-            #expect(await eventually { fixture.hoard.flights.waiterCount(forKey: "memoize:square:[9]") == 50 })
+            #expect(await eventually { fixture.hoard.fetcher.flights.waiterCount(forKey: "memoize:square:[9]") == 50 })
             probe.gate?.open()
             for try await result in group { #expect(result == 81) }
         }

@@ -15,26 +15,6 @@ struct HoardTiersTests {
         }
     }
 
-    /// What another machine would have written for `value` under `key`.
-    private func planted(_ value: String, createdAt: Date, expiresAt: Date?) -> CacheTierEntry {
-        CacheTierEntry(
-            bytes: TypedPayload.wrap(Data(value.utf8), typeName: String.cacheTypeIdentifier), createdAt: createdAt,
-            expiresAt: expiresAt)
-    }
-
-    /// A tier whose every operation fails.
-    private struct BrokenTier: CacheTier {
-        struct Unavailable: Error {}
-        let identifier: CacheTierIdentifier = "broken"
-        func entry(forKey key: String) async throws -> CacheTierEntry? { throw Unavailable() }
-        func store(_ entry: CacheTierEntry, forKey key: String) async throws { throw Unavailable() }
-        func remove(forKey key: String) async throws { throw Unavailable() }
-        func removeAll() async throws { throw Unavailable() }
-        func removeEntries(
-            where shouldRemove: @escaping @Sendable (_ key: String, _ bytesPrefix: ArraySlice<UInt8>) -> Bool
-        ) async throws -> [String] { throw Unavailable() }
-    }
-
     @Test("a tier's failure is HoardError.tier with that tier's identifier and its own error; the disk's names the disk")
     func errorsNameTheirTier() async throws {
         let fixture = try HoardFixture { $0.tiers = [.disk, .custom(BrokenTier())] }
@@ -68,7 +48,7 @@ struct HoardTiersTests {
         defer { fixture.folder.remove() }
         let created = fixture.clock.now.addingTimeInterval(-100)
         let expires = fixture.clock.now.addingTimeInterval(500)
-        shared.plant(planted("from elsewhere", createdAt: created, expiresAt: expires), forKey: "k")
+        shared.plant(CacheTierEntry.typed("from elsewhere", createdAt: created, expiresAt: expires), forKey: "k")
 
         let entry = try #require(try await fixture.hoard.entry(String.self, forKey: "k"))
         #expect(entry.value == "from elsewhere" && entry.source == "shared")
@@ -112,7 +92,7 @@ struct HoardTiersTests {
         let fixture = try fixture(shared)
         defer { fixture.folder.remove() }
         let now = fixture.clock.now
-        shared.plant(planted("stale", createdAt: now.addingTimeInterval(-10), expiresAt: now), forKey: "expired")
+        shared.plant(CacheTierEntry.typed("stale", createdAt: now.addingTimeInterval(-10), expiresAt: now), forKey: "expired")
         #expect(try await fixture.hoard.retrieve(String.self, forKey: "expired") == nil)
         #expect(fixture.hoard.statistics.misses(in: "shared") == 1)
         shared.plant(

@@ -2,6 +2,8 @@ import Foundation
 import Hoard
 import HoardSystem
 
+@testable import HoardCore
+
 /// A byte tier in a dictionary, that counts its calls: the second tier in the manager's tests
 /// (what a shared tier such as Redis looks like to the manager), and a check that the contract
 /// suite is not written around the disk.
@@ -68,5 +70,15 @@ final class DictionaryTier: CacheTier {
             for key in chosen { state.entries[key] = nil }
             return Array(chosen)
         }
+    }
+}
+
+extension CacheTierEntry {
+    /// What a tier holds for a `String` stored through Hoard: its bytes tagged with the type, as
+    /// another machine would have written them.
+    static func typed(_ value: String, createdAt: Date, expiresAt: Date?) -> CacheTierEntry {
+        CacheTierEntry(
+            bytes: TypedPayload.wrap(Data(value.utf8), typeName: String.cacheTypeIdentifier), createdAt: createdAt,
+            expiresAt: expiresAt)
     }
 }
