@@ -15,7 +15,7 @@ final class AnswerHeads: Sendable {
     struct Known {
         let cachedAt: Date
         let byteCount: Int
-        let head: ImageServer.Answer.Head
+        let head: Answer.Head
     }
 
     /// What one entry is counted as besides its key: a tag and six short fields, twice.
@@ -35,12 +35,12 @@ final class AnswerHeads: Sendable {
 
     /// The head of an answer with `bytes`, stored under `key` at `cachedAt`: remembered, or made
     /// and remembered (its tag `nil` when the system's SHA-256 fails).
-    func head(forKey key: String, cachedAt: Date, bytes: Data) -> ImageServer.Answer.Head {
+    func head(forKey key: String, cachedAt: Date, bytes: Data) -> Answer.Head {
         if let known = table.value(forKey: key), known.cachedAt == cachedAt, known.byteCount == bytes.count {
             return known.head
         }
         let tag = bytes.withUnsafeBytes({ SHA256.hash($0) }).map { "\"" + SHA256.hex($0.prefix(16)) + "\"" }
-        let head = ImageServer.Answer.Head(bytes: bytes, entityTag: tag, cacheControl: cacheControl)
+        let head = Answer.Head(bytes: bytes, entityTag: tag, cacheControl: cacheControl)
         table.setValue(
             Known(cachedAt: cachedAt, byteCount: bytes.count, head: head), forKey: key,
             cost: key.utf8.count + Self.entryCost)

@@ -120,9 +120,9 @@ final class CachedAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
         context.write(wrapOutboundOut(.end(nil)), promise: nil)
         needsFlush = true
-        server.answered(
-            method: pending.method.rawValue, path: pending.path, accept: pending.accept, with: answer,
-            since: pending.started, logger: server.logger)
+        server.requestLog.answered(
+            method: pending.method.rawValue, path: pending.path, accept: pending.accept, status: answer.status,
+            contentType: answer.headers[.contentType], since: pending.started, logger: server.logger)
     }
 
     private func currentDate() -> String {

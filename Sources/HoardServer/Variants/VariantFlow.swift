@@ -1,20 +1,102 @@
+import AsyncHTTPClient
 import Foundation
 import Hoard
 import HoardOriginals
 import HoardSystem
+import Logging
 import NIOPosix
 
-/// How a request's variant is found or made: its path resolved to a ``Variant``, then the bytes
-/// from the cache, or made once from the original (a local file, or the originals' cache with its
-/// freshness checks), with the queue's places and the decode threads.
-extension ImageServer {
+/// How a request's variant is found or made: its path resolved to a ``Variant`` (remembered for
+/// remote sources in ``RecentVariants``), then its bytes from the cache, or made once from the
+/// original (a local file, or the originals' cache with its freshness checks).
+///
+/// Invariant: a variant is made at most once per cache key at a time (in this process, and with a
+/// shared tier across machines), with at most ``ServerConfiguration/decodeConcurrency`` decodes
+/// running and ``ServerConfiguration/queueCapacity`` waiting (503 beyond); loading an original
+/// holds a place of its own origin (``OriginPlaces``), never a decode place.
+final class VariantFlow: Sendable {
     /// How a variant is made on a miss.
     typealias Producer = @Sendable () async throws -> CacheEntry<Data>
 
+    /// What a path resolved to.
+    struct Resolved: Sendable {
+        let variant: Variant
+        /// Whether the path asked for `f:auto` (the answer then varies by `Accept`).
+        let variesByAccept: Bool
+        /// Makes the variant on a miss, or reads it from the cache's tiers.
+        let make: Producer
+    }
+
+    private let hoard: Hoard
+    private let configuration: ServerConfiguration
+    /// Places for decodes: at most ``ServerConfiguration/decodeConcurrency`` at once.
+    let decodeQueue: WorkQueue
+    /// Places for downloading and revalidating originals, per origin: a silent origin holds only
+    /// its own, and memory stays bounded by the allow-list's origins times their places; 503 beyond.
+    private let originPlaces: OriginPlaces
+    /// The threads decodes run on: the server's own, so that a decode never waits behind, or holds
+    /// up, the cooperative pool or NIO's shared blocking-work threads (DNS lookups run there).
+    private let decodeThreads: NIOThreadPool
+    private let local: LocalSourceReader?
+    private let downloader: Downloader
+    private let originalCache: OriginalCache
+    /// What recent paths of remote sources resolved to: a repeated request skips parsing.
+    let recentVariants = RecentVariants(byteLimit: 4 << 20)
+    private let metrics: ServerMetrics?
+    private let logger: Logger
+
+    /// The flow for `configuration`, storing variants in `hoard` and downloaded originals in
+    /// `originals` (`nil`: none kept).
+    init(hoard: Hoard, originals: Hoard?, configuration: ServerConfiguration, metrics: ServerMetrics?, logger: Logger) {
+        self.hoard = hoard
+        self.configuration = configuration
+        self.metrics = metrics
+        self.logger = logger
+        decodeQueue = WorkQueue(concurrency: configuration.decodeConcurrency, waitingCapacity: configuration.queueCapacity)
+        originPlaces = OriginPlaces(concurrency: configuration.originConcurrency, capacity: configuration.queueCapacity)
+        decodeThreads = NIOThreadPool(numberOfThreads: configuration.decodeConcurrency)
+        decodeThreads.start()
+        local = configuration.sources.localRoot.map {
+            LocalSourceReader(root: $0, maximumBytes: configuration.maximumSourceBytes)
+        }
+        let policy = configuration.sources
+        let resolve = configuration.resolveHost
+        downloader = Downloader(
+            timeout: Double(configuration.requestTimeout.milliseconds) / 1000,
+            maximumBytes: configuration.maximumSourceBytes, maximumRedirects: configuration.maximumRedirects,
+            check: { url throws(DownloadError) in try await policy.admit(url, resolve: resolve) })
+        originalCache = OriginalCache(
+            hoard: hoard, store: OriginalStore { originals }, downloader: downloader, policy: .stale)
+    }
+
+    /// Stops the HTTP client and the decode threads.
+    func shutdown() async throws {
+        try await downloader.shutdown()
+        try await decodeThreads.shutdownGracefully()
+    }
+
+    /// What `path` resolved to for a client that does or does not take WebP, when a recent request
+    /// for a remote source named it: no parsing, no allow-list check.
+    func recent(path: String, acceptsWebP: Bool) -> Resolved? {
+        guard let recent = recentVariants.entry(path: path, acceptsWebP: acceptsWebP) else { return nil }
+        return Resolved(
+            variant: recent.variant, variesByAccept: recent.variesByAccept, make: origin(of: recent.variant, url: recent.url))
+    }
+
+    /// The variant's bytes when they can be read without suspending: in the cache's disk tier, its
+    /// original current in the cache's memory (no revalidation due). `nil` otherwise.
+    func cachedEntry(of variant: Variant) -> CacheEntry<Data>? {
+        guard originalCache.isCurrentInMemory(identifier: variant.thumbnailKey.source, thumbnailKey: variant.cacheKey)
+        else { return nil }
+        return hoard.firstDiskEncodedEntry(Image.self, forKey: variant.cacheKey)
+    }
+
     /// A path parsed, its source checked, and its variant for a client that does or does not take
     /// WebP, with whether the answer varies by `Accept` and how it is made on a miss: from a local
-    /// file's bytes, or through the originals' cache (then remembered in ``recentVariants``).
-    func resolve(_ path: String, acceptsWebP: Bool) throws -> (Variant, Bool, Producer) {
+    /// file's bytes, or through the originals' cache (then remembered in ``recentVariants``). A
+    /// path a recent request named is not parsed again.
+    func resolve(_ path: String, acceptsWebP: Bool) throws -> Resolved {
+        if let recent = recent(path: path, acceptsWebP: acceptsWebP) { return recent }
         let request = try ImagePath(
             parsing: path, presets: configuration.presets, presetsOnly: configuration.presetsOnly)
         try configuration.sources.prefix(for: request.source)
@@ -34,18 +116,22 @@ extension ImageServer {
                 options: request.options, format: format, sourceName: ThumbnailKey.sourceName(ofFile: found.path),
                 fingerprint: found.fingerprint)
             // `load` runs in the cache's single-flight task, on Swift's pool, not on an event loop.
-            return (variant, variesByAccept, { [self] in try await cached(variant) { try local.read(found) } })
+            return Resolved(
+                variant: variant, variesByAccept: variesByAccept,
+                make: { [self] in try await cached(variant) { try local.read(found) } })
         case .remote(let url):
             let variant = try Variant(
                 options: request.options, format: format, sourceName: Self.sourceName(of: url), fingerprint: nil)
             recentVariants.remember(
                 .init(variant: variant, url: url, variesByAccept: variesByAccept), path: path, acceptsWebP: acceptsWebP)
-            return (variant, variesByAccept, origin(of: variant, url: url))
+            return Resolved(variant: variant, variesByAccept: variesByAccept, make: origin(of: variant, url: url))
         }
     }
 
+    // MARK: - Private
+
     /// Makes a remote source's variant on a miss (``cachedFromOrigin(_:url:)``).
-    func origin(of variant: Variant, url: URL) -> Producer {
+    private func origin(of variant: Variant, url: URL) -> Producer {
         { [self] in try await cachedFromOrigin(variant, url: url) }
     }
 
@@ -77,7 +163,7 @@ extension ImageServer {
     /// Makes `variant` from the original `load` gives, once a place in the decode queue is free.
     private func decode(_ variant: Variant, from load: @Sendable () async throws -> Data) async throws -> Data {
         let queued = ContinuousClock.now
-        return try await queue.runOrRefuse {
+        return try await decodeQueue.runOrRefuse {
             metrics?.record(.queue, ContinuousClock.now - queued)
             let original = try await load()
             let maximumPixels = configuration.maximumPixels

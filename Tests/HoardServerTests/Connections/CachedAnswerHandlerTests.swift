@@ -30,7 +30,7 @@ struct CachedAnswerHandlerTests {
             let server = try ImageServer(hoard: fixture.hoard, configuration: configuration)
             do {
                 let warm = "/unsafe/w:40/plain/" + base + source
-                let first = await server.respond(to: Self.route(warm), path: warm, query: nil)
+                let first = try await server.imageResponse(to: Self.route(warm), path: warm, query: nil)
                 #expect(first.status == .ok)
                 try await body(server, warm, base)
                 try await server.shutdown()
@@ -88,7 +88,7 @@ struct CachedAnswerHandlerTests {
             let channel = try Self.channel(server)
             defer { _ = try? channel.finish() }
             try Self.send(Self.request(warm), to: channel)
-            let answer = await server.respond(to: Self.route(warm), path: warm, query: nil)
+            let answer = try await server.imageResponse(to: Self.route(warm), path: warm, query: nil)
             let routes = answer.response(for: .get)
             let parts = try Self.written(channel)
             guard parts.count == 3, case .head(let head) = parts[0], case .body(.byteBuffer(let body)) = parts[1],
@@ -120,7 +120,7 @@ struct CachedAnswerHandlerTests {
                 Issue.record("not answered from disk: \(parts)")
                 return
             }
-            let routes = await server.respond(to: Self.route(warm), path: warm, query: nil)
+            let routes = try await server.imageResponse(to: Self.route(warm), path: warm, query: nil)
             #expect(head.status == .ok && body == routes.body)
             #expect(head.headers["ETag"] == [routes.headers[.eTag] ?? "-"])
             #expect(try Self.passedOn(channel).isEmpty)
@@ -150,7 +150,7 @@ struct CachedAnswerHandlerTests {
                 Issue.record("not a head and an end: \(parts)")
                 return
             }
-            let get = await server.respond(to: Self.route(warm), path: warm, query: nil)
+            let get = try await server.imageResponse(to: Self.route(warm), path: warm, query: nil)
             #expect(head.headers["Content-Length"] == [String(get.body?.readableBytes ?? -1)])
             let tag = try #require(get.headers[.eTag])
             try Self.send(Self.request(warm, [("If-None-Match", tag)]), to: channel)
