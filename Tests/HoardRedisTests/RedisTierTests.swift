@@ -1,5 +1,6 @@
 import Foundation
 import HoardRESP
+import HoardTestSupport
 import RedisTestSupport
 import Testing
 
@@ -267,13 +268,17 @@ struct RedisTierTests {
         try await withTier(timeout: .seconds(120), configure: { $0.markRefreshInterval = .seconds(60) }) {
             tier, server, _ in
             let removedAt = Date()
-            // The server answers nothing while paused: the read goes out first, the removal's mark
-            // after it on the same connection, so the read's reply predates the mark.
+            // The server answers nothing while paused: the read begins first, the removal's mark is
+            // taken after it, and the read's reply comes only once the mark is this process's. (The
+            // read's command goes out first unless the publish overtakes it on the connection; then
+            // the reply carries the mark, and the test still holds.)
+            _ = await tier.sharedMarks()  // the connection is up before the pause
+            tier.marks.withLock { $0.readAt = nil }
             server.pause()
             let read = Task { await tier.sharedMarks() }
-            try await Task.sleep(for: .milliseconds(200))
+            #expect(await eventually { tier.marks.withLock { $0.readAt != nil } }, "the read began")
             let publish = Task { await tier.publishMark(.removedBefore, date: removedAt) }
-            try await Task.sleep(for: .milliseconds(200))
+            #expect(await eventually { tier.marks.withLock { $0.marks?.removedBefore != nil } }, "the mark was taken")
             server.resume()
             _ = await read.value
             await publish.value
