@@ -1,7 +1,7 @@
 import Foundation
 import Hoard
 
-/// `HoardDiskStress readme-shared-cache`: runs the README's shared cache example exactly as shown
+/// `HoardDiskStress readme-shared-cache`: runs the Thumbnails article's shared cache example exactly as shown
 /// (`Tests/HoardTests/ReadmeTests.swift` checks that the lines match) and prints the size of the
 /// thumbnail read back, `WIDTH x HEIGHT`, or `nil`.
 ///

@@ -46,7 +46,7 @@
 //       DIR, and prints "refused NAME" or "accepted NAME" per case. A trap kills the process, so
 //       exit status 0 with every case printed shows that none traps.
 //   HoardDiskStress readme-shared-cache
-//       Runs the README's shared cache example with Hoard.shared (see ReadmeSharedCacheExample.swift).
+//       Runs the Thumbnails article's shared cache example with Hoard.shared (see ReadmeSharedCacheExample.swift).
 //   HoardDiskStress readme-storage
 //       Runs the README's storage example in $XDG_CACHE_HOME (see ReadmeStorageExample.swift).
 //   HoardDiskStress shared-instance

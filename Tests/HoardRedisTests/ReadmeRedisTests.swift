@@ -5,11 +5,13 @@ import HoardTestSupport
 import RedisTestSupport
 import Testing
 
-/// The README's "share one cache between machines" example, run as shown against a server of its
-/// own, by two caches with separate folders (two machines).
-@Suite("README: one cache for many machines", .requiresRedisServer)
+/// The Tiers article's "A tier shared by many machines" example (marked `README redis example`; it
+/// moved there from the README), run as shown against a server of its own, by two caches with
+/// separate folders (two machines).
+@Suite("Tiers article: one cache for many machines", .requiresRedisServer)
 struct ReadmeRedisTests {
-    /// One machine's run of the README example: what `download` was asked, and what it returned.
+    /// One machine's run of the Tiers article's example: what `download` was asked, and what it
+    /// returned.
     static func machine(folder: URL, redisURL: String, downloads: FetchCounter) async throws -> Data {
         let cacheFolder = folder
         let url = "https://example.com/photo.jpg"
@@ -29,7 +31,7 @@ struct ReadmeRedisTests {
         return photo
     }
 
-    @Test("two machines running the README example at once download once between them")
+    @Test("two machines running the Tiers article's example at once download once between them")
     func exampleRuns() async throws {
         try await withRedisServer { server in
             let root = try TemporaryDirectory()
@@ -46,9 +48,11 @@ struct ReadmeRedisTests {
         }
     }
 
-    @Test("the README shows exactly the example this suite runs")
+    /// The Tiers article (`Sources/Hoard/Hoard.docc/Tiers.md`) shows the example this suite runs.
+    @Test("the Tiers article shows exactly the example this suite runs")
     func readmeMatches() throws {
-        let (shown, run) = try ReadmeExample.lines(named: "README redis example", source: #filePath)
+        let (shown, run) = try ReadmeExample.lines(
+            named: "README redis example", source: #filePath, document: "Sources/Hoard/Hoard.docc/Tiers.md")
         #expect(shown.count >= 5)
         #expect(shown == run)
     }

@@ -1,18 +1,22 @@
 import Foundation
 
-/// The README's code examples, for the tests that run them: each example sits between
-/// `<name>: begin` and `<name>: end` markers in the README and in the test that runs it.
+/// The code examples of the README and the DocC articles, for the tests that run them: each
+/// example sits between `<name>: begin` and `<name>: end` markers in the document that shows it and
+/// in the test that runs it.
 public enum ReadmeExample {
     /// The repository's root folder.
     public static let repositoryRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    /// The lines of the example `name` as the README shows it and as `source` (a test file) runs
-    /// it, trimmed, without blank lines, code fences and imports: equal when the README is honest.
+    /// The lines of the example `name` as `document` (a path relative to the repository's root:
+    /// the README, or a DocC article) shows it and as `source` (a test file) runs it, trimmed,
+    /// without blank lines, code fences and imports: equal when the document is honest.
     ///
-    /// - Throws: When the README or `source` cannot be read.
-    public static func lines(named name: String, source: String) throws -> (shown: [String], run: [String]) {
-        let readme = try String(contentsOf: repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+    /// - Throws: When `document` or `source` cannot be read.
+    public static func lines(named name: String, source: String, document: String = "README.md") throws
+        -> (shown: [String], run: [String])
+    {
+        let shownText = try String(contentsOf: repositoryRoot.appendingPathComponent(document), encoding: .utf8)
         let source = try String(contentsOf: URL(fileURLWithPath: source), encoding: .utf8)
         func lines(_ text: String, between begin: String, and end: String) -> [String] {
             let all = text.components(separatedBy: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
@@ -22,7 +26,7 @@ public enum ReadmeExample {
             return all[(start + 1)..<stop].filter { !$0.isEmpty && !$0.hasPrefix("```") && !$0.hasPrefix("import ") }
         }
         return (
-            lines(readme, between: "\(name): begin", and: "\(name): end"),
+            lines(shownText, between: "\(name): begin", and: "\(name): end"),
             lines(source, between: "// \(name): begin", and: "// \(name): end")
         )
     }

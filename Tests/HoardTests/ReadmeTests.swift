@@ -58,7 +58,7 @@ struct ReadmeTests {
         #expect(shown == run)
     }
 
-    @Test("the README's fetching example runs: one call per policy, and memoization")
+    @Test("the FetchingThroughTheCache article's example runs: one call per policy, and memoization")
     func fetchingExampleRuns() async throws {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
@@ -99,15 +99,18 @@ struct ReadmeTests {
         #expect(small.width == 64 && again == small)
     }
 
-    @Test("the README shows exactly the fetching example this suite runs")
+    /// The example marked `README fetching example` moved from the README to the DocC article
+    /// *Fetching through the cache*.
+    @Test("the FetchingThroughTheCache article shows exactly the example this test runs")
     func readmeMatchesFetchingTest() throws {
-        let (shown, run) = try Self.example(named: "README fetching example")
+        let (shown, run) = try Self.example(
+            named: "README fetching example", document: "Sources/Hoard/Hoard.docc/FetchingThroughTheCache.md")
         #expect(shown.count >= 10)
         #expect(shown == run)
     }
 
     @Test(
-        "the README's shared cache example runs with Hoard.shared in a temporary folder, and the tool serves its thumbnail"
+        "the Thumbnails article's example runs with Hoard.shared in a temporary folder; the tool serves its thumbnail"
     )
     func sharedCacheExampleRuns() async throws {
         let folder = try TemporaryDirectory()
@@ -145,11 +148,15 @@ struct ReadmeTests {
         #expect(written == stored.bytes)
     }
 
-    @Test("the README shows exactly the shared cache example the child process runs")
+    /// The example marked `README shared cache example` moved from the README to the DocC article
+    /// *Thumbnails*.
+    @Test("the Thumbnails article shows exactly the shared cache example the child process runs")
     func readmeMatchesSharedCacheExample() throws {
         let source = TestFiles.repositoryRoot.appendingPathComponent(
             "Tests/HoardDiskStress/ReadmeSharedCacheExample.swift")
-        let (shown, run) = try Self.example(named: "README shared cache example", source: source.path)
+        let (shown, run) = try Self.example(
+            named: "README shared cache example", source: source.path,
+            document: "Sources/Hoard/Hoard.docc/Thumbnails.md")
         #expect(shown.count >= 5)
         #expect(shown == run)
         #expect(
@@ -184,9 +191,12 @@ struct ReadmeTests {
         )
     }
 
-    /// The lines of the example marked `name` in the README and in this file, without blank lines,
-    /// fences and imports.
-    static func example(named name: String, source: String = #filePath) throws -> (shown: [String], run: [String]) {
-        try ReadmeExample.lines(named: name, source: source)
+    /// The lines of the example marked `name` in `document` (the README unless named: a path from
+    /// the repository's root) and in `source` (this file unless named), without blank lines, fences
+    /// and imports.
+    static func example(named name: String, source: String = #filePath, document: String = "README.md") throws
+        -> (shown: [String], run: [String])
+    {
+        try ReadmeExample.lines(named: name, source: source, document: document)
     }
 }
