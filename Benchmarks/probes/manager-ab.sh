@@ -12,7 +12,7 @@ trap 'rm -rf "$dir"' EXIT
 log=$dir/log
 run() { # label binary
     "$2" hoard-disk "$dir/work" 1 --retrieve-rounds 3 | sed "s/^/$1 /" >>"$log"
-    "$2" hoard-hit "$dir/work" 1 | sed "s/^/$1 /" >>"$log"
+    "$2" hoard-hit "$dir/work" 7 | sed "s/^/$1 /" >>"$log"
 }
 for round in $(seq "$rounds"); do
     if ((round % 2)); then run base "$base"; run new "$new"; else run new "$new"; run base "$base"; fi
