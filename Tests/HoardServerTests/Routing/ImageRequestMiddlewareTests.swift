@@ -31,7 +31,7 @@ struct ImageRequestMiddlewareTests {
     @Test("a ServeError is its status and message, never stored; overloaded says when to retry; any other error is a 500 naming nothing")
     func errorsAreAnswers() async throws {
         let log = RequestLog(metrics: nil, logger: Logger(label: "test")) { 0 }
-        try await application(log).test(.router) { client in
+        try await application(log).test(.live) { client in
             let busy = try await client.execute(uri: "/busy", method: .get)
             #expect(busy.status == .serviceUnavailable && busy.headers[.retryAfter] == "1")
             #expect(busy.headers[.cacheControl] == "no-store" && busy.headers[.contentType] == "text/plain; charset=utf-8")
@@ -46,7 +46,7 @@ struct ImageRequestMiddlewareTests {
     @Test("HEAD gets GET's status and fields, its length among them, and no body; errors too")
     func headHasNoBody() async throws {
         let log = RequestLog(metrics: nil, logger: Logger(label: "test")) { 0 }
-        try await application(log).test(.router) { client in
+        try await application(log).test(.live) { client in
             for path in ["/image", "/refused"] {
                 let get = try await client.execute(uri: path, method: .get)
                 let head = try await client.execute(uri: path, method: .head)
