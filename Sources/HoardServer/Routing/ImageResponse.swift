@@ -2,7 +2,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 
-/// An image request's answer before it is written: made once, by ``ImageServer/respond(to:path:query:)``
+/// An image request's answer before it is written: made once, by ``ImageServer/imageResponse(to:path:query:)``
 /// or ``ImageServer/cachedResponse(path:accept:ifNoneMatch:)``, and written by the routes or by a connection's
 /// ``CachedAnswerHandler`` with the same fields.
 struct ImageResponse: Sendable {
