@@ -105,13 +105,32 @@ extension Hoard {
             let hit = try await chain.hit(
                 forKey: key, expecting: typeName, freshness: freshness, includingStale: includingStale)
         else { return nil }
+        do {
+            return try decode(T.self, hit, form, forKey: key, found: &found)
+        } catch {
+            try await removeUndecodable(hit, forKey: key, error: error.underlying)
+            return nil
+        }
+    }
+
+    /// A byte hit's bytes that do not decode as their type.
+    private struct Undecodable: Error {
+        let underlying: any Error
+    }
+
+    /// `hit` decoded (for an encoded read, T is `Data`, whose decoding is the bytes themselves)
+    /// and, for a fresh decoded read, promoted to memory; `found` set. Synchronous, and its result
+    /// returned straight to the caller's: no generic local in the async read.
+    ///
+    /// - Throws: ``Undecodable`` when the bytes do not decode.
+    private func decode<T: Cachable>(
+        _ type: T.Type, _ hit: TierHit, _ form: ReadForm, forKey key: String, found: inout Found?
+    ) throws(Undecodable) -> T {
         let value: T
         do {
-            // For an encoded read, T is `Data`, whose decoding is the bytes themselves.
             value = try T.decode(hit.payload)
         } catch {
-            try await removeUndecodable(hit, forKey: key, error: error)
-            return nil
+            throw Undecodable(underlying: error)
         }
         var hitFound = Found(cachedAt: hit.createdAt, expiresAt: hit.expiresAt, source: hit.source, isStale: !hit.isFresh)
         if case .decoded = form, hit.isFresh {
