@@ -33,20 +33,11 @@ extension Hoard {
     public func encodedEntry<T: Cachable>(
         _ type: T.Type, forKey key: String, expiry: Expiry? = nil, fetch: @escaping @Sendable () async throws -> Data
     ) async throws -> CacheEntry<Data> {
-        guard configuration.isCachingEnabled else {
-            let bytes = try await fetcher.reporting(forKey: key, fetch)
-            let now = configuration.now()
-            return CacheEntry(value: bytes, cachedAt: now, expiresAt: nil, source: .fetch, retrievedAt: now)
-        }
+        guard configuration.isCachingEnabled else { return try await fetchWithoutCache(forKey: key, fetch: fetch) }
         try Self.validate(expiry, "Hoard.encodedEntry(_:forKey:expiry:fetch:) expiry")
         let typeName = Self.typeName(of: T.self)
         let form = ReadForm.encoded(typeName: typeName)
-        do {
-            if let entry = try await lookUpEntry(Data.self, form, forKey: key, expirationPolicy: nil) { return entry }
-        } catch {
-            logger.warning(
-                "Cannot read the cached value; fetching", metadata: ["key": .string(key), "error": "\(error)"])
-        }
+        if let entry = await cachedEntry(Data.self, form, forKey: key, expirationPolicy: nil) { return entry }
         let outcome = try await self.fetch(Data.self, form, forKey: key, expirationPolicy: nil, sharingFetch: true) { [self] in
             let bytes = try await fetcher.reporting(forKey: key, fetch)
             return (bytes, { [self] () async throws(HoardError) -> Written? in

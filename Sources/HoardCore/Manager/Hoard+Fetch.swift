@@ -191,10 +191,8 @@ extension Hoard {
         monitor.record(.removed(key: key))
     }
 
-    // MARK: - Private
-
-    /// A fetch with caching disabled: run, not shared, not stored.
-    private func fetchWithoutCache<T: Cachable>(
+    /// A fetch with caching disabled: run, not shared, not stored (both fetch forms use it).
+    func fetchWithoutCache<T: Cachable>(
         forKey key: String, fetch: @Sendable () async throws -> T
     ) async throws -> CacheEntry<T> {
         let value = try await fetcher.reporting(forKey: key, fetch)

@@ -185,10 +185,10 @@ extension Hoard {
 
     /// The fresh cached value, or `nil` on a miss or a read error (logged: the caller fetches).
     func cachedEntry<T: Cachable>(
-        _ type: T.Type, forKey key: String, expirationPolicy: ExpirationPolicy?
+        _ type: T.Type, _ form: ReadForm = .decoded, forKey key: String, expirationPolicy: ExpirationPolicy?
     ) async -> CacheEntry<T>? {
         do {
-            return try await lookUpEntry(T.self, forKey: key, expirationPolicy: expirationPolicy)
+            return try await lookUpEntry(T.self, form, forKey: key, expirationPolicy: expirationPolicy)
         } catch {
             logger.warning(
                 "Cannot read the cached value; fetching", metadata: ["key": .string(key), "error": "\(error)"])
