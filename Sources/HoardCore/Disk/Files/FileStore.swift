@@ -189,8 +189,8 @@ final class FileStore: Sendable {
     /// visible) only when it is free, and leaves the file for a later read or trim otherwise.
     func discard(_ fileName: String, status: FileStatus?, reason: String, level: Logger.Level) {
         let path = entryFiles.path(of: fileName)
-        let removed = index.withDatabaseWithoutWaiting { connection in
-            try connection.writeTransaction { try entryFiles.remove(fileName, ifSameAs: status, links: status == nil) }
+        let removed = index.withDatabaseWithoutWaiting { _ in
+            try entryFiles.remove(fileName, ifSameAs: status, links: status == nil)
         }
         switch removed {
         case .some(.some):

@@ -149,8 +149,9 @@ final class DiskIndex: Sendable {
     /// - Parameters:
     ///   - writing: Whether `body` may write.
     ///   - waiting: Whether a write may wait to cut the log back (see ``IndexLog/cutBack(on:)``); not
-    ///     for what a read writes, which never waits (for the log nor for the lock), and fails as busy
-    ///     rather than add to a log past its limit (see ``IndexLog/isWithinLimit(afterOneTryOn:)``).
+    ///     for what a read writes, which runs in one write transaction that never waits (for the
+    ///     log nor for the lock) and fails rather than add to a log past its limit (see
+    ///     ``SQLiteConnection/writeTransaction(_:)``).
     /// - Throws: What `body` throws; ``SQLiteError`` when no connection can be opened.
     func withConnection<Result>(
         writing: Bool, waiting: Bool = true, _ body: (SQLiteConnection) throws -> Result
@@ -163,9 +164,7 @@ final class DiskIndex: Sendable {
         }
         readHold.endForWrite()
         guard waiting else {
-            // A read's own write: never waits, and never adds to a log past its limit.
-            guard log.isWithinLimit(afterOneTryOn: connection) else { throw SQLiteError.logPastLimit(path: log.path) }
-            return try connection.withoutWaiting { try body(connection) }
+            return try connection.withoutWaiting { try connection.writeTransaction { try body(connection) } }
         }
         log.cutBack(on: connection)  // when the last writer could not
         let result = try body(connection)
@@ -272,8 +271,9 @@ final class DiskIndex: Sendable {
         }
     }
 
-    /// Runs `body` on a connection that does not wait for another writer; `nil` when one holds the
-    /// lock (or the index fails): what a read does to the index, best effort.
+    /// Runs `body` in a write transaction that does not wait for another writer nor add to a log
+    /// past its limit; `nil` when either stops it (or the index fails): what a read does to the
+    /// index, best effort.
     func withDatabaseWithoutWaiting<Result>(_ body: (SQLiteConnection) throws -> Result) -> Result? {
         try? withDatabase(writing: true, waiting: false, body)
     }
@@ -325,7 +325,7 @@ final class DiskIndex: Sendable {
         let connection = try SQLiteConnection(
             path: path, immutable: !isFolderWritable, busyTimeoutMilliseconds: busyTimeoutMilliseconds,
             generation: generation)
-        connection.logLimit = (log.path, log.byteLimit)
+        connection.log = log
         // Per connection. Nothing is fsynced, as with the entry files: a killed process loses
         // nothing committed (the log is in the kernel's page cache), a power cut or system crash may
         // lose the last commits or damage the database, which is then rebuilt (see the DocC article

@@ -14,8 +14,9 @@ import HoardSystem
 ///
 /// Invariant: the log stays within its limit and the transactions that pass it, which is its
 /// share of ``DiskCache/Configuration/slackByteCount``: every writer in every process cuts back a
-/// log past its limit (see ``cutBack(on:)``), what a read writes never adds to a log past it (see
-/// ``isWithinLimit(afterOneTryOn:)``), and no transaction of maintenance adds more than an eighth
+/// log past its limit (see ``cutBack(on:)``), what a read writes never adds to a log past it (a
+/// connection that does not wait fails instead, see ``SQLiteConnection/writeTransaction(_:)``),
+/// and no transaction of maintenance adds more than an eighth
 /// of it.
 struct IndexLog: Sendable {
     /// The log's path: the database's, with `-wal`.
@@ -47,30 +48,34 @@ struct IndexLog: Sendable {
     /// and the pointer map, so a sixteenth of the log's limit, from 2 to 256 pages.
     var vacuumStepPageCount: Int { min(max(byteLimit / DiskIndex.pageByteCount / 16, 2), 256) }
 
-    /// Before and after a write: when the log has grown past its limit (readers in this or another
-    /// process kept every checkpoint from starting it over), copies it into the database and cuts
-    /// it to nothing on `connection`, trying again while another process's checkpoint is under way
-    /// (SQLite does not wait for one) for at most the busy timeout. One that cannot (readers
-    /// stayed, or the disk is full) leaves it to the next write.
-    func cutBack(on connection: SQLiteConnection) {
-        let deadline = MonotonicInstant.now.advanced(by: .milliseconds(Int(busyTimeoutMilliseconds)))
-        while case .success(let log) = FileSystem.linkStatus(path), log.byteCount > byteLimit {
-            guard (try? DatabaseFile(connection: connection).checkpoint(truncating: true)) == false,
-                MonotonicInstant.now < deadline
-            else { return }
-            usleep(1_000)
-        }
+    /// Whether the log is within its limit; a log that cannot be looked at counts as within it.
+    var isWithinLimit: Bool {
+        guard case .success(let log) = FileSystem.linkStatus(path) else { return true }
+        return log.byteCount <= byteLimit
     }
 
-    /// Before a write that never waits (what a read writes: recency marks, a clean-up): whether
-    /// the log is within its limit, after one try at cutting it back when it is not. A try that a
-    /// reader or another writer keeps out fails at once, and the write is left for later: such
-    /// writes, many small transactions one after another, took the log past twice its limit while
-    /// a reader of another process held it.
-    func isWithinLimit(afterOneTryOn connection: SQLiteConnection) -> Bool {
-        guard case .success(let log) = FileSystem.linkStatus(path), log.byteCount > byteLimit else { return true }
-        _ = try? connection.withoutWaiting { try DatabaseFile(connection: connection).checkpoint(truncating: true) }
-        guard case .success(let after) = FileSystem.linkStatus(path) else { return true }
-        return after.byteCount <= byteLimit
+    /// Before and after a write: when the log has grown past its limit (readers in this or another
+    /// process kept every checkpoint from starting it over), copies it into the database and cuts
+    /// it to nothing on `connection`, for at most the busy timeout (see ``cutBack(on:until:)``).
+    func cutBack(on connection: SQLiteConnection) {
+        cutBack(on: connection, until: MonotonicInstant.now.advanced(by: .milliseconds(Int(busyTimeoutMilliseconds))))
+    }
+
+    /// While the log is past its limit, checkpoints it on `connection`, cutting it to nothing,
+    /// trying again while readers or another process's checkpoint (which SQLite does not wait
+    /// for) keep it from that, until `deadline`: a deadline already past means one try. A
+    /// checkpoint that fails (a full disk) ends the tries at once.
+    ///
+    /// - Returns: Whether the log is within its limit; when not, the write is left to go on past
+    ///   it or to fail, as its caller decides.
+    @discardableResult
+    func cutBack(on connection: SQLiteConnection, until deadline: MonotonicInstant) -> Bool {
+        while !isWithinLimit {
+            guard let isCut = try? DatabaseFile(connection: connection).checkpoint(truncating: true) else { return false }
+            guard !isCut else { continue }
+            guard MonotonicInstant.now < deadline else { return false }
+            usleep(1_000)
+        }
+        return true
     }
 }

@@ -130,14 +130,12 @@ private final class Batches: Sendable {
         while writtenCount < sorted.count {
             let chunk = sorted[writtenCount..<min(writtenCount + chunkCount, sorted.count)]
             let write = { (connection: SQLiteConnection) throws in
-                try connection.writeTransaction {
-                    let table = EntryTable(connection: connection)
-                    for (hash, date) in chunk { try table.markUsed(hash, at: Date(timeIntervalSinceReferenceDate: date)) }
-                }
+                let table = EntryTable(connection: connection)
+                for (hash, date) in chunk { try table.markUsed(hash, at: Date(timeIntervalSinceReferenceDate: date)) }
             }
             let isWritten =
                 waiting
-                ? (try? index.withDatabase(writing: true, write)) != nil
+                ? (try? index.withDatabase(writing: true) { connection in try connection.writeTransaction { try write(connection) } }) != nil
                 : index.withDatabaseWithoutWaiting(write) != nil
             guard isWritten else { break }
             writtenCount += chunk.count

@@ -31,9 +31,9 @@ final class SQLiteConnection: @unchecked Sendable {
     private let busyWait: UnsafeMutablePointer<hoard_busy_wait_state>
     /// The prepared statements, by their ``SQL/slot``.
     private var statements: [SQLiteStatement?] = []
-    /// The write-ahead log's path and size limit (see ``IndexLog``), which a write transaction
-    /// checks once it holds the write lock; `nil` checks nothing.
-    var logLimit: (path: String, byteLimit: Int)?
+    /// The write-ahead log, whose limit a write transaction checks once it holds the write lock;
+    /// `nil` checks nothing.
+    var log: IndexLog?
 
     /// A file's device and inode.
     struct FileIdentity: Sendable, Hashable {
@@ -108,7 +108,8 @@ final class SQLiteConnection: @unchecked Sendable {
 
     /// Runs `body` in a write transaction (`BEGIN IMMEDIATE`, so that it waits for the write lock
     /// up front instead of failing to upgrade a read), committed when it returns and rolled back
-    /// when it throws.
+    /// when it throws. The log past its limit is cut back first; a connection that does not wait
+    /// fails as ``SQLiteError/logPastLimit(path:)`` when one try does not do it.
     func writeTransaction<Result>(_ body: () throws -> Result) throws -> Result {
         try beginWriting()
         do {
@@ -122,25 +123,25 @@ final class SQLiteConnection: @unchecked Sendable {
     }
     private static let beginImmediateSQL = SQL("BEGIN IMMEDIATE")
 
-    /// `BEGIN IMMEDIATE`, then, holding the write lock, a look at the log (``logLimit``). A writer
-    /// cuts the log back before it asks for the lock, but another writer may commit in between: a
-    /// log found past its limit here is cut back first (the lock given back, the log
-    /// checkpointed, the transaction begun again), so that the log passes its limit by one
-    /// transaction, not by one for every writer waiting. That lasts as long as this connection
-    /// waits for a lock; then the transaction goes on (readers kept the log from starting over,
-    /// see ``IndexLog``). A connection that does not wait fails as busy instead.
+    /// `BEGIN IMMEDIATE`, then, holding the write lock, a look at the ``log``. A writer cuts the
+    /// log back before it asks for the lock, but another writer may commit in between: a log found
+    /// past its limit here is cut back first (the lock given back, the log checkpointed, the
+    /// transaction begun again), so that the log passes its limit by one transaction, not by one
+    /// for every writer waiting. That lasts as long as this connection waits for a lock; then the
+    /// transaction goes on (readers kept the log from starting over, see ``IndexLog``). A
+    /// connection that does not wait (what a read writes) tries once, then fails as
+    /// ``SQLiteError/logPastLimit(path:)`` rather than add to the log.
     private func beginWriting() throws {
+        let isWaiting = busyWait.pointee.timeout_milliseconds > 0
         let deadline = MonotonicInstant.now.advanced(by: .milliseconds(Int(busyWait.pointee.timeout_milliseconds)))
+        var isLate = false
         while true {
             try statement(Self.beginImmediateSQL).run()
-            guard let logLimit, case .success(let log) = FileSystem.linkStatus(logLimit.path),
-                log.byteCount > logLimit.byteLimit
-            else { return }
-            let isWaiting = busyWait.pointee.timeout_milliseconds > 0
-            if isWaiting && MonotonicInstant.now >= deadline { return }
+            guard let log, !log.isWithinLimit else { return }
+            if isLate && isWaiting { return }
             _ = sqlite3_exec(handle, "ROLLBACK", nil, nil, nil)
-            guard isWaiting else { throw SQLiteError.logPastLimit(path: logLimit.path) }
-            if (try? DatabaseFile(connection: self).checkpoint(truncating: true)) != true { usleep(1_000) }
+            guard !isLate else { throw SQLiteError.logPastLimit(path: log.path) }
+            isLate = !log.cutBack(on: self, until: deadline) || MonotonicInstant.now >= deadline
         }
     }
 

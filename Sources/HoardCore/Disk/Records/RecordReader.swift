@@ -192,7 +192,7 @@ struct RecordReader: Sendable {
     /// a miss again and is removed later.
     private func removeRow(_ row: IndexRow) {
         _ = index.withDatabaseWithoutWaiting { connection in
-            try connection.writeTransaction { try files.removeEntry(row.hash, ifLastUsed: row.lastUsed, on: connection) }
+            try files.removeEntry(row.hash, ifLastUsed: row.lastUsed, on: connection)
         }
     }
 

@@ -4,8 +4,8 @@ import Testing
 
 @testable import HoardCore
 
-/// The index's log on its own: a writer cuts back a log that readers let grow past its limit (issue
-/// 51, item 2), and what a read writes (its recency marks) never waits for that, nor adds to it.
+/// The index's log on its own: a writer cuts back a log that readers let grow past its limit, and
+/// what a read writes (its recency marks) never waits for that, nor adds to it.
 @Suite("DiskIndex: the log cut back")
 struct LogCutBackTests {
     /// Two indexes on one new folder (two processes' views) with a log limit of 64 KiB.
@@ -32,10 +32,9 @@ struct LogCutBackTests {
                 let held = try reader.uncachedStatement("SELECT count(*) FROM entries")
                 defer { held.reset() }
                 _ = try held.step()
-                try index.withConnection(writing: true, waiting: false) { connection in  // a cut-back after it would wait
-                    try connection.writeTransaction {
-                        for number in 0..<20_000 { try connection.execute("INSERT INTO segments (length) VALUES (\(number))") }
-                    }
+                // One transaction that does not wait: a cut-back after it would.
+                try index.withConnection(writing: true, waiting: false) { connection in
+                    for number in 0..<20_000 { try connection.execute("INSERT INTO segments (length) VALUES (\(number))") }
                 }
                 #expect(logSize > index.log.byteLimit)
                 try body()
