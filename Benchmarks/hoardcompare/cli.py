@@ -6,7 +6,8 @@ Hoard and its peers alternating (A B A B), and prints one markdown table: work, 
 peer's figure, the ratio and the target. Everything lands in Benchmarks/.results/<timestamp>/
 (table.md, results.json, chart.png, logs/) with Benchmarks/.results/latest pointing at it.
 
-Sections (--only takes a comma-separated list): memory, disk, listing (hoard cache stats and list on 100,000
+Sections (--only takes a comma-separated list): memory, disk, manager (the Hoard manager against
+$COMPARE_BASELINE_MEASURE's), disk-scale, listing (hoard cache stats and list on 100,000
 entries), codec, thumbnails, thumbnail-inputs (the same batch from progressive JPEG, WebP and GIF files),
 colour (the same batch converted to Display P3, profile embedded, thumbnails converted to sRGB), webp-decode,
 peak, redis, scaling, serve (hoard serve vs thumbor and nginx image_filter behind an nginx origin, with wrk;
@@ -17,7 +18,7 @@ Environment: PEERS (the peers' scripts, default Benchmarks/peers), HOARD_STATIC=
 (hyperfine runs per command per round of the thumbnail section, default 2; 1 with --quick), COMPARE_HOARD_BIN
 (a hoard binary to use instead of building one), COMPARE_REDIS_SECONDS (seconds per figure of the redis
 section, default 2; 1 with --quick), COMPARE_BASELINE_MEASURE and COMPARE_BASELINE_HOARD (HoardMeasure and
-hoard built from an earlier commit: the disk section measures the first beside this build, the listing section
+hoard built from an earlier commit: the disk and manager sections measure the first beside this build, the listing section
 needs the second, and the 1-thread JPEG thumbnail batch adds it), COMPARE_BASELINE_LABEL (what the disk rows
 call that baseline, default "before the index").
 """
@@ -32,16 +33,16 @@ import sys
 import time
 from pathlib import Path
 
-from . import codec, colour, disk, diskscale, listing, memory, peak, redis, scaling, serve, thumbnails
+from . import codec, colour, disk, diskscale, listing, manager, memory, peak, redis, scaling, serve, thumbnails
 from .inputs import prepare_images
 from .machine import machine, versions
 from .report import render_table
 from .runner import BENCHMARKS, PEERS, PYTHON, RESULTS, SHM_BASE, Context, Runner, log
 from .tools import build, install_peers
 
-AREAS = [memory, disk, diskscale, listing, codec, thumbnails, colour, peak, redis, scaling, serve]
+AREAS = [memory, disk, manager, diskscale, listing, codec, thumbnails, colour, peak, redis, scaling, serve]
 # The sections by name, in the order of the table's "What each side does" list and of a run without --only.
-ORDER = ["memory", "disk", "disk-scale", "listing", "codec", "thumbnails", "thumbnail-inputs", "colour", "webp-decode", "peak",
+ORDER = ["memory", "disk", "manager", "disk-scale", "listing", "codec", "thumbnails", "thumbnail-inputs", "colour", "webp-decode", "peak",
          "redis", "scaling", "serve"]
 SECTIONS = dict(sorted(((s.name, s) for area in AREAS for s in area.SECTIONS), key=lambda item: ORDER.index(item[0])))
 # The scripts and sources the sections run from $PEERS.
