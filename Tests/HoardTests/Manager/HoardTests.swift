@@ -26,7 +26,12 @@ struct HoardFixture {
         var configuration = Hoard.Configuration(name: "test", directory: folder.cacheURL)
         configuration.now = clock.closure
         configure(&configuration)
-        hoard = try Hoard(configuration: configuration)
+        do {
+            hoard = try Hoard(configuration: configuration)
+        } catch {
+            folder.remove()  // the test gets no fixture to remove it with
+            throw error
+        }
     }
 
     /// A second `Hoard` on the same folder: what another process would see.
