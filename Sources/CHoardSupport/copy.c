@@ -5,9 +5,9 @@
 // on some AMD Zen CPUs runs at a small fraction of its speed for some distances between source and
 // destination modulo 4 KiB (glibc bug 30994), among them a destination just below the source. A
 // payload copied out of a record, from the record's header length onwards into a new allocation
-// next to the record's, lands there on every call (Benchmarks/RESULTS.md, "Figures behind the
-// source's choices"). Whole 64-byte blocks through vector registers run at full speed at any
-// offset. `no_builtin` keeps the compiler from turning the loop back into a call to memcpy.
+// next to the record's, lands there on every call (the DocC article "Measurements behind the design",
+// "Figures behind the source's choices"). Whole 64-byte blocks through vector registers run at full
+// speed at any offset. `no_builtin` keeps the compiler from turning the loop back into a call to memcpy.
 __attribute__((no_builtin("memcpy"))) void hoard_copy_bytes(void *restrict destination, const void *restrict source,
                                                             size_t count) {
     unsigned char *to = destination;

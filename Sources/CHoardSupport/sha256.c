@@ -24,9 +24,9 @@ int hoard_sha256(const void *bytes, size_t length, uint8_t digest[32]) {
 // The low-level SHA256_Init/Update/Final, not EVP_Digest: EVP fetches the digest from OpenSSL's
 // provider, and the first fetch in a process loads the configuration file and the default
 // provider, a cost on every `hoard` run's critical path, and each later call costs several times
-// more than these (Benchmarks/RESULTS.md, "Figures behind the source's choices"). The low-level
-// functions are deprecated since OpenSSL 3.0 but still built; a library configured without them
-// falls back to EVP.
+// more than these (the DocC article "Measurements behind the design", "Figures behind the source's
+// choices"). The low-level functions are deprecated since OpenSSL 3.0 but still built; a library
+// configured without them falls back to EVP.
 #define OPENSSL_SUPPRESS_DEPRECATED
 #include <openssl/opensslconf.h>
 #if defined(OPENSSL_NO_DEPRECATED_3_0)

@@ -12,7 +12,8 @@ import Foundation
 ///
 /// Why `@usableFromInline` and `@inlinable`: the cache's operations are inlinable so that a client
 /// module specializes them for its `Key` and `Value`. Unspecialized, every operation looks up
-/// generic type metadata several times and runs several times slower (Benchmarks/RESULTS.md).
+/// generic type metadata several times and runs several times slower (the DocC article "Measurements
+/// behind the design", "Figures behind the source's choices").
 /// None of this is API: `@usableFromInline` symbols stay internal.
 @usableFromInline
 struct MemoryCacheStorage<Key: Hashable, Value> {

@@ -7,7 +7,8 @@ extension Data {
     ///
     /// The payload starts at the record's header length, so source and copy sit at an arbitrary
     /// offset from each other, and glibc's `memcpy` hits a slow path on AMD CPUs for some of those
-    /// offsets (see `copy.c`; the figures are in Benchmarks/RESULTS.md).
+    /// offsets (see `copy.c`; the figures are in the DocC article "Measurements behind the design",
+    /// "Figures behind the source's choices").
     ///
     /// - Complexity: O(n) in the length of `bytes`.
     init(copyingPayload bytes: UnsafeRawBufferPointer) {

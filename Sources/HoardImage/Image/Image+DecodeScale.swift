@@ -15,7 +15,7 @@ extension Image {
         /// the target, so that the final filter reduces by a factor of two or more, as libvips's
         /// shrink-on-load and Pillow's `thumbnail` (its reducing gap of 2) do. Thumbnails match a
         /// full-resolution Lanczos-3 thumbnail as closely as `vipsthumbnail`'s or more (see
-        /// `Benchmarks/RESULTS.md`, "Thumbnails at the faithful decode scale").
+        /// the DocC article "Measurements behind the design", "The faithful decode scale").
         case faithful
         /// Decode at the smallest scale whose longest side is still at least the target: up to
         /// four times fewer decoded pixels, at about 10 dB less than ``faithful`` on fine texture

@@ -26,7 +26,8 @@ extension Image {
         ///
         /// At 1/8 each output pixel is a block's average colour, and the missing bit moves it by
         /// a few levels, too few to see. At 1/4 and 1/2 it moved edges by enough that a thumbnail
-        /// could show it, so those scales stay exact (the figures: Benchmarks/RESULTS.md).
+        /// could show it, so those scales stay exact (the figures: the DocC article "Measurements
+        /// behind the design", "Figures behind the source's choices").
         case nearlyExact
 
         /// The C layer's `HOARD_PROGRESSIVE_*` value.

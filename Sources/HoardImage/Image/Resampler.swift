@@ -11,7 +11,8 @@ import HoardCore
 /// Summing vertically first keeps the widest loop a plain multiply-add over contiguous floats (in
 /// C, with AVX2 and FMA where the CPU has them), whatever the pixel format, and the working set a
 /// few rows: the horizontal-first version this replaced wrote and reread a whole `Float` image in
-/// between, and took more than twice as long (`HoardMeasure resize`; Benchmarks/RESULTS.md).
+/// between, and took more than twice as long (`HoardMeasure resize`; the DocC article "Measurements
+/// behind the design", "Figures behind the source's choices").
 struct Resampler {
     let source: Image
     let horizontal: Kernel

@@ -47,7 +47,8 @@ struct ProgressiveJPEGTests {
         let (everyScan, near) = try Self.pair(name, target: target, reading: .nearlyExact)
         if target == 64 {
             // Each coefficient may lack its lowest bit: on these files and the benchmark's photos
-            // (Benchmarks/RESULTS.md), at most 6 levels on a pixel and 0.75 on average.
+            // (the DocC article "Measurements behind the design", "Figures behind the source's
+            // choices"), at most 6 levels on a pixel and 0.75 on average.
             #expect(PixelMath.maximumDifference(near, everyScan) <= 8)
             #expect(PixelMath.meanDifference(near, everyScan) <= 1)
             #expect(PixelMath.maximumDifference(near, everyScan) > 0, "the refinement scans were skipped")

@@ -36,7 +36,8 @@ final class DiskIndex: Sendable {
     /// How often a process checks that the database file is still the one its connections opened.
     static let identityCheckInterval: Duration = .seconds(1)
     /// The database's page size, set when it is created: SQLite's default. Larger pages read large
-    /// records a little faster and store small ones markedly slower (Benchmarks/RESULTS.md).
+    /// records a little faster and store small ones markedly slower (the DocC article "Measurements
+    /// behind the design", "Figures behind the source's choices").
     static let pageByteCount = 4096
 
     /// The schema this version writes, kept in `PRAGMA user_version`: 1 kept every small record
@@ -330,7 +331,8 @@ final class DiskIndex: Sendable {
         // nothing committed (the log is in the kernel's page cache), a power cut or system crash may
         // lose the last commits or damage the database, which is then rebuilt (see the DocC article
         // "The disk format and its crash story"). With `synchronous = NORMAL` every checkpoint
-        // fsyncs, which slows small stores on ext4 (Benchmarks/RESULTS.md).
+        // fsyncs, which slows small stores on ext4 (the DocC article "Measurements behind the design",
+        // "Figures behind the source's choices").
         // Reads of the database file use read(2), not a memory map: a file cut short under a
         // mapping kills the process with SIGBUS, where a read gives an error and a rebuild. So
         // that a warm index is not read again on every lookup, each connection keeps up to

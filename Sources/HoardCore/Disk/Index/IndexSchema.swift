@@ -146,7 +146,8 @@ enum IndexSchema {
 
     /// Drops the index on the last-use date that schemas 1 to 3 kept: from schema 4 the rows' order
     /// is their order of use (see ``EntryTable``), and every store writes one page fewer without it
-    /// (Benchmarks/RESULTS.md). The rows an earlier version wrote are in the order they were stored.
+    /// (the DocC article "Measurements behind the design", "Rows in order of use"). The rows an earlier
+    /// version wrote are in the order they were stored.
     static let dropUseIndex = "DROP INDEX IF EXISTS entries_by_use;"
 
     /// Sets WAL mode, trying again for a while when another connection holds a lock: SQLite

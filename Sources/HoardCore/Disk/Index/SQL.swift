@@ -5,9 +5,10 @@ import Synchronization
 ///
 /// Invariant: every declaration has a slot of its own, its index among a connection's prepared
 /// statements, so that a connection finds one without hashing its text (a dictionary keyed by
-/// the text cost a small store or read a measurable share of its instructions, Benchmarks/RESULTS.md). Slots
-/// are never reused: SQL made anew for each call would take a new slot each time, so such SQL
-/// goes through ``SQLiteConnection/uncachedStatement(_:)`` instead.
+/// the text cost a small store or read a measurable share of its instructions; see the DocC article
+/// "Measurements behind the design", "Instructions per store and read"). Slots are never reused:
+/// SQL made anew for each call would take a new slot each time, so such SQL goes through
+/// ``SQLiteConnection/uncachedStatement(_:)`` instead.
 final class SQL: Sendable {
     /// The statement's text.
     let text: String

@@ -29,7 +29,8 @@ struct UsageTable {
 
     /// The totals now (as ``current()``) and the row of `hash` without its record (as
     /// ``EntryTable/row(_:)``), read by one statement: what a store reads before it writes, one
-    /// statement a store fewer than reading them apart (Benchmarks/RESULTS.md).
+    /// statement a store fewer than reading them apart (the DocC article "Measurements behind the
+    /// design", "Instructions per store and read").
     func current(withRowOf hash: [UInt8]) throws -> (usage: DiskUsage, row: IndexRow?) {
         let select = try connection.statement(Self.currentWithRowSQL)
         defer { select.reset() }

@@ -99,7 +99,8 @@ extension CacheRecord {
         ///   says how many bytes to read before trying again.
         /// - Parameter expectedKey: The key the reader looks for, if any: a header that holds it
         ///   takes that string for its key instead of checking and copying its bytes again (a
-        ///   measurable share of a read through the manager, Benchmarks/RESULTS.md).
+        ///   measurable share of a read through the manager; see the DocC article "Measurements behind
+        ///   the design", "Instructions per store and read").
         /// - Complexity: O(key length).
         static func parse(_ bytes: UnsafeRawBufferPointer, expectedKey: String? = nil) -> Result<Header, ParseError> {
             guard bytes.count >= fixedByteCount else {

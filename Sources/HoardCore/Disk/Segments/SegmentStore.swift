@@ -43,8 +43,9 @@ final class SegmentStore: Sendable {
 
     /// The smallest record kept in a segment file rather than inside the index: half of an index
     /// page. From there on a segment stores faster and reads as fast or faster, because SQLite no
-    /// longer writes and walks a chain of overflow pages (Benchmarks/RESULTS.md, *Segments from
-    /// 2 KiB*). Below it, the record shares the row's page and a read is one B-tree lookup.
+    /// longer writes and walks a chain of overflow pages (the DocC article "Measurements behind the
+    /// design", *Segments from 2 KiB*). Below it, the record shares the row's page and a read is one
+    /// B-tree lookup.
     static let recordThreshold = 2048
 
     /// Writes `record` at the end of the newest segment (starting a new one when it is full, or
@@ -288,7 +289,8 @@ final class SegmentStore: Sendable {
     /// How far past `destination` to read a record that starts at `fileOffset`, so that the
     /// kernel's copy out of the page cache does not write 1 to 64 bytes ahead of where it reads
     /// within a page. The `rep movsb` that copy uses runs far slower there on AMD Zen (the effect
-    /// glibc bug 30994 is about; Benchmarks/RESULTS.md, *Figures behind the source's choices*).
+    /// glibc bug 30994 is about; the DocC article "Measurements behind the design", *Figures behind
+    /// the source's choices*).
     static func copyAlignmentShift(destination: UInt, fileOffset: Int) -> Int {
         let ahead = Int((destination &- UInt(truncatingIfNeeded: fileOffset)) & 4095)
         return (1...64).contains(ahead) ? copyAlignmentSlack - ahead : 0
