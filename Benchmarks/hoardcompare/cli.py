@@ -4,7 +4,7 @@ Builds the hoard tool and HoardMeasure in release mode, installs the peers when 
 pip), prepares the photos with Benchmarks/peers/prepare_images.py, then measures each section with
 Hoard and its peers alternating (A B A B), and prints one markdown table: work, Hoard's figure, the
 peer's figure, the ratio and the target. Everything lands in Benchmarks/.results/<timestamp>/
-(table.md, results.json, chart.png, logs/) with Benchmarks/.results/latest pointing at it.
+(table.md, results.md: RESULTS.md's shape, results.json, chart.png, logs/) with Benchmarks/.results/latest pointing at it.
 
 Sections (--only takes a comma-separated list): memory, disk, manager (the Hoard manager against
 $COMPARE_BASELINE_MEASURE's), disk-scale, listing (hoard cache stats and list on 100,000
@@ -33,7 +33,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import codec, colour, disk, diskscale, listing, manager, memory, peak, redis, scaling, serve, thumbnails
+from . import codec, colour, disk, diskscale, document, listing, manager, memory, peak, redis, scaling, serve, thumbnails
 from .inputs import prepare_images
 from .machine import machine, versions
 from .report import render_table
@@ -137,6 +137,7 @@ def main():
     (out / "results.json").write_text(json.dumps(results, indent=2) + "\n")
     table = render_table(results)
     (out / "table.md").write_text(table)
+    (out / "results.md").write_text(document.render(results))
     chart = subprocess.run([PYTHON, str(BENCHMARKS / "hoardcompare" / "chart.py"), str(out / "results.json"),
                             str(out / "chart.png")], capture_output=True, text=True)
     if chart.returncode != 0:
