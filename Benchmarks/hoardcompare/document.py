@@ -7,6 +7,7 @@ side does is each section's own description, saved in results.json.
 """
 import json
 import sys
+from collections import Counter
 
 from .report import header, table_line
 
@@ -99,9 +100,10 @@ def render(results):
         rows_by_section.setdefault(r["section"], []).append(r)
     targeted = [r for r in results["rows"] if r["met"] is not None]
     missed = [r for r in targeted if not r["met"]]
-    missed_areas = ", ".join(f"{n} in {AREAS.get(s, (s,))[0].split(':')[0].lower()}" for s, n in
-                             sorted({r["section"]: sum(1 for m in missed if m["section"] == r["section"]) for r in missed}.items(),
-                                    key=lambda item: list(AREAS).index(item[0]) if item[0] in AREAS else 99))
+    order = {section: number for number, section in enumerate(AREAS)}
+    missed_by_section = Counter(r["section"] for r in missed)
+    missed_areas = ", ".join(f"{count} in {AREAS.get(section, (section,))[0].split(':')[0].lower()}"
+                             for section, count in sorted(missed_by_section.items(), key=lambda item: order.get(item[0], 99)))
     lines = ["# Benchmark results: Hoard beside its peers", "",
              "Generated from one run of `Benchmarks/compare` (`python3 -m hoardcompare.document results.json`), "
              "one table per area. Figures are medians of the repetitions; the ratio is Hoard / peer: for "

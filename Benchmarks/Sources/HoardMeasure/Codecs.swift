@@ -40,7 +40,6 @@ func measureCodecs(jpegPath: String, pngPath: String?, seconds: Double) throws {
 func measureWebPDecode(paths: [String], seconds: Double) throws {
     var options = Image.DecodingOptions()
     options.appliesOrientation = false
-    options.decodeScale = .fast  // the DCT scale each row names, as tjbench -scale decodes, not twice it
     for path in paths {
         let data = try Data(contentsOf: URL(fileURLWithPath: path))
         let image = try Image(data: data, options: options)

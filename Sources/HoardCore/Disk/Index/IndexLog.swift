@@ -58,7 +58,8 @@ struct IndexLog: Sendable {
     /// process kept every checkpoint from starting it over), copies it into the database and cuts
     /// it to nothing on `connection`, for at most the busy timeout (see ``cutBack(on:until:)``).
     func cutBack(on connection: SQLiteConnection) {
-        cutBack(on: connection, until: MonotonicInstant.now.advanced(by: .milliseconds(Int(busyTimeoutMilliseconds))))
+        let deadline = MonotonicInstant.now.advanced(by: .milliseconds(Int(busyTimeoutMilliseconds)))
+        cutBack(on: connection, until: deadline)
     }
 
     /// While the log is past its limit, checkpoints it on `connection`, cutting it to nothing,
@@ -71,7 +72,10 @@ struct IndexLog: Sendable {
     @discardableResult
     func cutBack(on connection: SQLiteConnection, until deadline: MonotonicInstant) -> Bool {
         while !isWithinLimit {
-            guard let isCut = try? DatabaseFile(connection: connection).checkpoint(truncating: true) else { return false }
+            // A checkpoint that fails (a full disk) ends the tries.
+            guard let isCut = try? DatabaseFile(connection: connection).checkpoint(truncating: true) else {
+                return false
+            }
             guard !isCut else { continue }
             guard MonotonicInstant.now < deadline else { return false }
             usleep(1_000)

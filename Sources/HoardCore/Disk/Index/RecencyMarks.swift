@@ -135,8 +135,10 @@ private final class Batches: Sendable {
             }
             let isWritten =
                 waiting
-                ? (try? index.withDatabase(writing: true) { connection in try connection.writeTransaction { try write(connection) } }) != nil
-                : index.withDatabaseWithoutWaiting(write) != nil
+                ? (try? index.withDatabase(writing: true) { connection in
+                    try connection.writeTransaction { try write(connection) }
+                }) != nil
+                : index.withDatabaseWithoutWaiting(write) != nil  // in a transaction of its own
             guard isWritten else { break }
             writtenCount += chunk.count
         }
