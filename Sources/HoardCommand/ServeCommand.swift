@@ -44,9 +44,11 @@ struct ServeCommand: AsyncParsableCommand {
         help: "Also allow sources resolving to these address kinds: private, link-local, metadata, loopback, reserved (repeatable).")
     var allowedAddressKinds: [String] = []
     @Flag(help: "Serve /unsafe/ paths, which need no signature.") var allowUnsigned = false
-    @Option(name: .customLong("preset"), help: "A preset, NAME=w:256/f:webp (repeatable); used as p:NAME.")
+    @Option(name: .customLong("preset"), help: "A preset, NAME=w:256/f:webp (repeatable); used as p:NAME or pr:NAME; one named default applies to every path.")
     var presets: [String] = []
     @Flag(help: "Refuse options other than p:NAME.") var presetsOnly = false
+    @Option(help: "How w: with no height reads: hoard (a square box) or imgproxy (that width alone).")
+    var urlStyle = "hoard"
     @Option(help: "The largest source in bytes.") var maxSourceBytes = 32 << 20
     @Option(help: "The most pixels a source may have.") var maxPixels = 64_000_000
     @Option(help: "Seconds a download from the origin may take, body included.") var timeout = 30.0
@@ -207,6 +209,10 @@ struct ServeCommand: AsyncParsableCommand {
         var configuration = ServerConfiguration(signer: signer)
         configuration.allowsUnsigned = allowUnsigned
         configuration.presetsOnly = presetsOnly
+        guard let style = ImagePath.Style(rawValue: urlStyle) else {
+            throw ValidationError("--url-style \(urlStyle) is not hoard or imgproxy")
+        }
+        configuration.urlStyle = style
         for preset in presets {
             guard let equals = preset.firstIndex(of: "=") else {
                 throw ValidationError("--preset \(preset) is not NAME=OPTIONS")

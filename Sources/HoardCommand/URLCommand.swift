@@ -20,7 +20,9 @@ struct URLCommand: ParsableCommand {
     var source: String
     @Option(help: "The box's width in CSS pixels.") var width: Int
     @Option(help: "The box's height in CSS pixels (default: the width, a square box).") var height: Int?
-    @Option(help: "fit (inside the box) or fill (cover it, then crop).") var fit: String = "fit"
+    @Option(
+        help: "fit (inside the box), fill (cover it, then crop to its proportions), force (stretch to it), or auto (fill when source and box are both portrait or both landscape).")
+    var fit: String = "fit"
     @Option(help: "What fill keeps: center, north, south, east, west, ne, nw, se, sw.") var gravity: String = "center"
     @Option(help: "Device pixel ratio, 1 to 4.") var dpr: Double = 1
     @Option(help: "auto, jpeg, png or webp.") var format: String = "auto"
@@ -30,7 +32,9 @@ struct URLCommand: ParsableCommand {
     func run() throws {
         do {
             var options = ProcessingOptions(width: width, height: height)
-            options.fit = try Self.choice(fit, "--fit")
+            // Hoard's fill keeps the box's proportions for a small source: imgproxy's fill-down.
+            let resizing: ProcessingOptions.Fit = try Self.choice(fit, "--fit")
+            options.fit = resizing == .fill ? .fillDown : resizing
             options.gravity = try Self.choice(gravity, "--gravity")
             options.format = try Self.choice(format, "--format")
             options.pixelRatio = dpr

@@ -47,7 +47,7 @@ struct ServeCommandTests {
         let signed = try await Self.get(base + path.standardOutput.trimmingCharacters(in: .newlines))
         #expect(signed.status == 200)
         #expect(signed.body == made, "the server answers with the bytes the tool made for the same key")
-        #expect(try await Self.get(base + "/unsafe/w:0/plain/local:///photo.jpg").status == 400)
+        #expect(try await Self.get(base + "/unsafe/w:abc/plain/local:///photo.jpg").status == 400)
         let metrics = try await Self.get(base + "/metrics")
         let text = String(decoding: metrics.body, as: UTF8.self)
         #expect(metrics.status == 200)
@@ -64,7 +64,7 @@ struct ServeCommandTests {
     @Test("usage errors exit with 64", arguments: [
         ["serve", "--bind", "127.0.0.1"], ["serve", "--bind", "127.0.0.1:70000"], ["serve", "--queue", "-1"],
         ["serve", "--allow-source", "ftp://a.example/"], ["serve", "--allow-addresses", "everything"],
-        ["serve", "--preset", "broken"], ["serve", "--preset", "p=w:0"], ["serve", "--timeout", "0"],
+        ["serve", "--preset", "broken"], ["serve", "--preset", "p=w:abc"], ["serve", "--timeout", "0"],
     ])
     func usageErrors(_ arguments: [String]) async throws {
         let outcome = try await HoardTool.run(arguments + ["--allow-unsigned"], timeLimit: .seconds(60))

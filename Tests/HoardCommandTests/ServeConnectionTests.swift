@@ -77,7 +77,7 @@ struct ServeConnectionTests {
         holder.executableURL = URL(fileURLWithPath: python)
         holder.arguments = [script.path, String(port), "1100"]
         let output = scratch.url(for: "holder.out")
-        FileManager.default.createFile(atPath: output.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         holder.standardOutput = try FileHandle(forWritingTo: output)
         holder.standardError = FileHandle.nullDevice
         try holder.run()

@@ -23,7 +23,7 @@ struct URLCommandTests {
         let first = try URLSigner(keys: String(Self.keys.prefix(32)), salts: "0a0b")
         try first.verify(signature: signature, signedPart: path.signedPart)
         var expected = ProcessingOptions(width: 300, height: 200)
-        expected.fit = .fill
+        expected.fit = .fillDown  // Hoard's fill: the box's proportions kept for a small source
         expected.gravity = .southWest
         expected.pixelRatio = 2
         expected.format = .webp
@@ -32,18 +32,18 @@ struct URLCommandTests {
         #expect(path.source == .remote(URL(string: "https://images.example/a%20b/%C3%BC.jpg")!))
     }
 
-    @Test("--unsigned prints the /unsafe/ path and needs no key; defaults are left out of the path")
+    @Test("--unsigned prints the /unsafe/ path and needs no key; defaults but the height are left out of the path")
     func unsigned() async throws {
         let outcome = try await HoardTool.run(["url", "local:///photos/a.jpg", "--width", "64", "--unsigned"])
         #expect(outcome.status == 0, "\(outcome.standardError)")
         let path = try ImagePath(parsing: outcome.standardOutput.trimmingCharacters(in: .newlines))
-        #expect(path.signature == nil && path.options == ProcessingOptions(width: 64))
+        #expect(path.signature == nil && path.options == ProcessingOptions(width: 64, height: 64))
         #expect(path.source == .local(["photos", "a.jpg"]))
-        #expect(path.signedPart.split(separator: "/").count == 2)
+        #expect(path.signedPart.split(separator: "/").count == 3)
     }
 
     @Test("usage errors exit with 64 and never print a key", arguments: [
-        ["url", "https://a.example/x.jpg", "--width", "0"], ["url", "https://a.example/x.jpg", "--width", "9000"],
+        ["url", "https://a.example/x.jpg", "--width", "-1"], ["url", "https://a.example/x.jpg", "--width", "9000"],
         ["url", "https://a.example/x.jpg", "--width", "10", "--fit", "stretch"],
         ["url", "https://a.example/x.jpg", "--width", "10", "--quality", "0"],
         ["url", "https://a.example/x.jpg", "--width", "10", "--dpr", "8"],

@@ -14,6 +14,8 @@ public enum ServeError: Error, Sendable, Equatable, CustomStringConvertible {
     case sourceRefused(String)
     /// The source does not exist: the origin answered 404/410, or there is no such local file (404).
     case sourceMissing(String)
+    /// The URL's `expires` time has passed (404, as imgproxy answers).
+    case expired(String)
     /// The source is larger than the byte limit, or declares more pixels than allowed (413).
     case sourceTooLarge(String)
     /// The source's bytes are not an image format the server reads (415).
@@ -34,7 +36,7 @@ public enum ServeError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .badOptions: 400
         case .signatureRefused, .sourceRefused: 403
-        case .sourceMissing: 404
+        case .sourceMissing, .expired: 404
         case .sourceTooLarge: 413
         case .notAnImage: 415
         case .badImage: 422
@@ -52,6 +54,7 @@ public enum ServeError: Error, Sendable, Equatable, CustomStringConvertible {
         case .signatureRefused(let reason): "Signature refused: \(reason)"
         case .sourceRefused(let reason): "Source refused: \(reason)"
         case .sourceMissing(let reason): "Source not found: \(reason)"
+        case .expired(let reason): "Expired: \(reason)"
         case .sourceTooLarge(let reason): "Source too large: \(reason)"
         case .notAnImage(let reason): "Not an image: \(reason)"
         case .badImage(let reason): "Image does not decode: \(reason)"
@@ -66,7 +69,7 @@ public enum ServeError: Error, Sendable, Equatable, CustomStringConvertible {
     public var reason: String {
         switch self {
         case .badOptions(let reason), .signatureRefused(let reason), .sourceRefused(let reason),
-            .sourceMissing(let reason), .sourceTooLarge(let reason), .notAnImage(let reason), .badImage(let reason),
+            .sourceMissing(let reason), .expired(let reason), .sourceTooLarge(let reason), .notAnImage(let reason), .badImage(let reason),
             .originFailed(let reason), .originTimedOut(let reason), .internalError(let reason):
             reason
         case .overloaded(let seconds): "overloaded: retry after \(seconds) s"

@@ -17,6 +17,8 @@ public struct ServerConfiguration: Sendable {
     public var presets: [String: [String]] = [:]
     /// Whether options other than presets are refused.
     public var presetsOnly = false
+    /// How a width given with no height reads: a square box (Hoard's) or that width alone (imgproxy's).
+    public var urlStyle = ImagePath.Style.hoard
     /// The sources the server may read; none by default.
     public var sources: SourcePolicy
     /// The largest source, in bytes (413 beyond). 32 MiB by default.
@@ -81,8 +83,10 @@ public struct ServerConfiguration: Sendable {
         ]
         for (name, valid) in checks where !valid { throw .badOptions("\(name) is out of range") }
         for (name, options) in presets {
-            guard !name.isEmpty, !name.contains("/"), !name.contains(":"), !options.contains(where: { $0.hasPrefix("p:") })
-            else { throw .badOptions("preset \"\(name)\" is not a name, or names another preset") }
+            guard !name.isEmpty, !name.contains("/"), !name.contains(":") else {
+                throw .badOptions("preset \"\(name)\" is not a name")
+            }
+            try ImagePath.checkPreset(options, named: name)
         }
     }
 }

@@ -3,20 +3,19 @@ import HoardImage
 
 /// One output of one source: its cache key and how it is made.
 ///
-/// A square `fit` box is the tool's thumbnail: the key is the `ThumbnailKey` that
-/// `hoard thumbnails --size` uses for the same source, format and quality, so a thumbnail either
-/// made is served or written by the other without work. Other boxes add `box=W×H fit=… g=…` to
-/// that key.
+/// A square `fit` box with nothing else asked is the tool's thumbnail: the key is the
+/// `ThumbnailKey` that `hoard thumbnails --size` uses for the same source, format and quality, so
+/// a thumbnail either made is served or written by the other without work. Every other rendering
+/// adds its geometry in output pixels to that key (``renderingKey(_:)``), so that two spellings
+/// of one rendering (`w:300/h:200/fit:fill` and `rs:fill-down:300:200`, `w:256/dpr:2` and
+/// `w:512`) share a variant.
 struct Variant: Sendable {
     /// The tool's key for the box's longer side.
     let thumbnailKey: ThumbnailKey
     /// The key the bytes are cached under.
     let cacheKey: String
-    /// The box in output pixels.
-    let width: Int
-    let height: Int
-    let fit: ProcessingOptions.Fit
-    let gravity: ProcessingOptions.Gravity
+    /// What is asked of the source.
+    let options: ProcessingOptions
 
     /// The variant of `options` for the source named `sourceName` (the tool's source name: the
     /// URL, or the `file://` URL of a local file with its fingerprint), encoded as `format`.
@@ -24,21 +23,66 @@ struct Variant: Sendable {
         options: ProcessingOptions, format: ThumbnailKey.Format, sourceName: String,
         fingerprint: ThumbnailKey.FileFingerprint?
     ) throws(ServeError) {
-        width = options.outputWidth
-        height = options.outputHeight
-        fit = options.fit
-        gravity = options.gravity
+        self.options = options
         do {
             thumbnailKey = try ThumbnailKey(
-                source: sourceName, fingerprint: fingerprint, size: max(width, height), format: format,
+                source: sourceName, fingerprint: fingerprint,
+                size: max(options.outputWidth, options.outputHeight, 1), format: format,
                 quality: options.quality ?? ThumbnailKey.defaultQuality)
         } catch {
             throw .badOptions("\(error)")
         }
-        cacheKey =
-            width == height && fit == .fit
-            ? thumbnailKey.key
-            : thumbnailKey.key + " box=\(width)x\(height) fit=\(fit.rawValue) g=\(gravity.rawValue)"
+        cacheKey = Self.isToolThumbnail(options) ? thumbnailKey.key : thumbnailKey.key + " " + Self.renderingKey(options)
+    }
+
+    /// Whether `options` ask for what `hoard thumbnails --size` makes: a square fit, nothing else.
+    static func isToolThumbnail(_ options: ProcessingOptions) -> Bool {
+        var plain = ProcessingOptions(width: options.width, height: options.height)
+        plain.pixelRatio = options.pixelRatio
+        plain.quality = options.quality
+        plain.format = options.format
+        plain.placement = options.placement  // a fit crops nothing
+        plain.expires = options.expires
+        return options == plain && options.fit == .fit && options.outputWidth == options.outputHeight
+            && options.outputWidth > 0
+    }
+
+    /// The rendering in output pixels: every field that changes the bytes, and the cache buster.
+    static func renderingKey(_ options: ProcessingOptions) -> String {
+        let ratio = options.pixelRatio
+        func placed(_ placement: ProcessingOptions.Placement) -> String {
+            var scaled = placement
+            if placement.gravity != .focusPoint {
+                if abs(scaled.x) >= 1 { scaled.x = (scaled.x * ratio).rounded() }
+                if abs(scaled.y) >= 1 { scaled.y = (scaled.y * ratio).rounded() }
+            }
+            return ImagePath.spelled(scaled)
+        }
+        var parts = ["box=\(options.outputWidth)x\(options.outputHeight)", "fit=\(options.fit.rawValue)"]
+        let hasMinimum = options.minimumWidth > 0 || options.minimumHeight > 0
+        // A fit crops nothing after scaling (unless a minimum size passes the box); a crop without
+        // its own gravity uses this one.
+        if options.fit != .fit || hasMinimum || (options.crop != nil && options.crop?.placement == nil) {
+            parts.append("g=" + placed(options.placement))
+        }
+        if options.enlarges { parts.append("enlarge") }
+        if let extend = options.extend { parts.append("extend=" + placed(extend)) }
+        if hasMinimum {
+            let width = Int((Double(options.minimumWidth) * ratio).rounded())
+            let height = Int((Double(options.minimumHeight) * ratio).rounded())
+            parts.append("min=\(width)x\(height)")
+        }
+        if let crop = options.crop {
+            parts.append(
+                "crop=\(ImagePath.numberText(crop.width))x\(ImagePath.numberText(crop.height))"
+                    + (crop.placement.map { "@" + ImagePath.spelled($0) } ?? ""))
+        }
+        if let background = options.background { parts.append("bg=\(background.hex)") }
+        if ratio != 1, options.outputWidth == 0, options.outputHeight == 0 {
+            parts.append("dpr=\(ImagePath.numberText(ratio))")
+        }
+        if let cacheBuster = options.cacheBuster { parts.append("cb=\(cacheBuster)") }
+        return parts.joined(separator: " ")
     }
 
     /// The encoded output made from `original`.
@@ -75,65 +119,49 @@ struct Variant: Sendable {
     }
 
     private func render(_ original: Data, maximumPixels: Int) throws -> (Image, [String]) {
-        let options = thumbnailKey.decodingOptions(maximumPixelCount: maximumPixels)
-        switch fit {
-        case .fit where width == height:
+        if Self.isToolThumbnail(options) {
             return try thumbnailKey.thumbnailReportingWarnings(from: original, maximumPixelCount: maximumPixels)
-        case .fit:
-            let (image, warnings) = try Image.thumbnailReportingWarnings(
-                from: original, fittingIn: max(width, height), options: options)
-            let scale = min(Double(width) / Double(image.width), Double(height) / Double(image.height))
-            guard scale < 1 else { return (image, warnings) }
-            return (try image.resized(width: Self.scaled(image.width, scale), height: Self.scaled(image.height, scale)), warnings)
-        case .fill:
-            // Scaled to cover the box (never enlarged), then cropped around the gravity to the
-            // box's proportions: a source smaller than the box gives the largest such crop.
-            var coverSide = max(width, height)
-            if let size = Image.uprightSize(of: original) {
-                let scale = min(1, max(Double(width) / Double(size.width), Double(height) / Double(size.height)))
-                coverSide = max(Self.scaled(size.width, scale), Self.scaled(size.height, scale))
-            }
-            let (image, warnings) = try Image.thumbnailReportingWarnings(from: original, fittingIn: coverSide, options: options)
-            let ratio = Double(width) / Double(height)
-            var cropWidth = min(width, image.width)
-            var cropHeight = min(height, image.height)
-            if Double(cropWidth) / Double(cropHeight) > ratio {
-                cropWidth = max(1, min(cropWidth, Int((Double(cropHeight) * ratio).rounded())))
-            } else {
-                cropHeight = max(1, min(cropHeight, Int((Double(cropWidth) / ratio).rounded())))
-            }
-            let (x, y) = origin(cropWidth, cropHeight, in: image)
-            return (try image.cropped(x: x, y: y, width: cropWidth, height: cropHeight), warnings)
         }
-    }
-
-    /// Where a `width` × `height` crop of `image` starts for the gravity.
-    private func origin(_ width: Int, _ height: Int, in image: Image) -> (x: Int, y: Int) {
-        let spareX = image.width - width
-        let spareY = image.height - height
-        let x: Int
-        let y: Int
-        switch gravity {
-        case .west, .northWest, .southWest: x = 0
-        case .east, .northEast, .southEast: x = spareX
-        case .center, .north, .south: x = spareX / 2
+        var decoding = thumbnailKey.decodingOptions(maximumPixelCount: maximumPixels)
+        // The plan needs the upright size: from the header, or (a format without one) from a full decode.
+        let upright = Image.uprightSize(of: original)
+        if let upright {
+            let plan = RenderPlan(width: upright.width, height: upright.height, options: options)
+            // Decoded no smaller than the scaled crop needs (the decoder's scale rule keeps a margin).
+            let scale = max(
+                Double(plan.scaledWidth) / Double(plan.source.width),
+                Double(plan.scaledHeight) / Double(plan.source.height))
+            let longest = max(upright.width, upright.height)
+            decoding.targetSize = scale < 1 ? max(1, Int((Double(longest) * scale).rounded(.up))) : nil
         }
-        switch gravity {
-        case .north, .northEast, .northWest: y = 0
-        case .south, .southEast, .southWest: y = spareY
-        case .center, .east, .west: y = spareY / 2
+        let (decoded, warnings) = try Image.decodeReportingWarnings(original, options: decoding)
+        let fullWidth = upright?.width ?? decoded.width
+        let fullHeight = upright?.height ?? decoded.height
+        let plan = RenderPlan(width: fullWidth, height: fullHeight, options: options)
+        // The source's crop in decoded pixels.
+        let factorX = Double(decoded.width) / Double(fullWidth)
+        let factorY = Double(decoded.height) / Double(fullHeight)
+        let cropX = min(decoded.width - 1, Int((Double(plan.source.x) * factorX).rounded()))
+        let cropY = min(decoded.height - 1, Int((Double(plan.source.y) * factorY).rounded()))
+        let cropWidth = max(1, min(decoded.width - cropX, Int((Double(plan.source.width) * factorX).rounded())))
+        let cropHeight = max(1, min(decoded.height - cropY, Int((Double(plan.source.height) * factorY).rounded())))
+        var image = try decoded.cropped(x: cropX, y: cropY, width: cropWidth, height: cropHeight)
+        if image.width != plan.scaledWidth || image.height != plan.scaledHeight {
+            image = try image.resized(width: plan.scaledWidth, height: plan.scaledHeight, filter: thumbnailKey.filter)
         }
-        return (x, y)
+        image = try image.cropped(x: plan.kept.x, y: plan.kept.y, width: plan.kept.width, height: plan.kept.height)
+        let colour = options.background.map { (red: $0.red, green: $0.green, blue: $0.blue) }
+        if let canvas = plan.canvas {
+            image = try image.placed(onWidth: canvas.width, height: canvas.height, x: canvas.x, y: canvas.y, colour: colour)
+        }
+        if let colour { image = image.flattened(onto: colour) }
+        return (image, warnings)
     }
 
     /// `width × height`, or `Int.max` when that overflows.
     private static func pixels(_ width: Int, _ height: Int) -> Int {
         let (product, overflow) = width.multipliedReportingOverflow(by: height)
         return overflow ? .max : product
-    }
-
-    private static func scaled(_ side: Int, _ scale: Double) -> Int {
-        max(1, Int((Double(side) * scale).rounded()))
     }
 
     private static func serveError(_ error: ImageError) -> ServeError {

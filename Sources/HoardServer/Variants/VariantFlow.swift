@@ -78,7 +78,9 @@ final class VariantFlow: Sendable {
     /// What `path` resolved to for a client that does or does not take WebP, when a recent request
     /// for a remote source named it: no parsing, no allow-list check.
     func recent(path: String, acceptsWebP: Bool) -> Resolved? {
-        guard let recent = recentVariants.entry(path: path, acceptsWebP: acceptsWebP) else { return nil }
+        guard let recent = recentVariants.entry(path: path, acceptsWebP: acceptsWebP),
+            !Self.hasExpired(recent.variant.options)
+        else { return nil }
         return Resolved(
             variant: recent.variant, variesByAccept: recent.variesByAccept, make: origin(of: recent.variant, url: recent.url))
     }
@@ -98,7 +100,11 @@ final class VariantFlow: Sendable {
     func resolve(_ path: String, acceptsWebP: Bool) throws -> Resolved {
         if let recent = recent(path: path, acceptsWebP: acceptsWebP) { return recent }
         let request = try ImagePath(
-            parsing: path, presets: configuration.presets, presetsOnly: configuration.presetsOnly)
+            parsing: path, presets: configuration.presets, presetsOnly: configuration.presetsOnly,
+            style: configuration.urlStyle)
+        if Self.hasExpired(request.options) {
+            throw ServeError.expired("the URL expired at \(request.options.expires ?? 0) (Unix time)")
+        }
         try configuration.sources.prefix(for: request.source)
         let format: ThumbnailKey.Format =
             switch request.options.format {
@@ -126,6 +132,12 @@ final class VariantFlow: Sendable {
                 .init(variant: variant, url: url, variesByAccept: variesByAccept), path: path, acceptsWebP: acceptsWebP)
             return Resolved(variant: variant, variesByAccept: variesByAccept, make: origin(of: variant, url: url))
         }
+    }
+
+    /// Whether the options' `expires` time has passed.
+    static func hasExpired(_ options: ProcessingOptions) -> Bool {
+        guard let expires = options.expires else { return false }
+        return Double(expires) <= Date().timeIntervalSince1970
     }
 
     // MARK: - Private

@@ -113,6 +113,40 @@ struct ImageServerTests {
         }
     }
 
+    @Test("imgproxy's URLs: its signatures, names, insecure, extensions; expires answers 404; spellings share a variant")
+    func imgproxyURLs() async throws {
+        let fixture = try Fixture()
+        defer { fixture.directory.remove() }
+        var configuration = try fixture.configuration(unsigned: true)
+        configuration.urlStyle = .imgproxy
+        try await fixture.withServer(configuration) { client, _ throws in
+            // Signed as imgproxy signs: HMAC-SHA256(key, salt + path), the path from its `/`.
+            let part = "/rs:fill:300:400:0/g:nowe/plain/local:///photo.jpg@png"
+            let signed = try await Self.get(client, Fixture.signer.signedPath(part))
+            #expect(signed.status == .ok && signed.headers[.contentType] == "image/png")
+            let image = try Self.image(signed)
+            #expect(image.width == 300 && image.height == 400)
+            #expect(image.pixels[0] < 30, "north-west keeps the dark left edge")
+            // A width alone, as imgproxy reads it: that width, the height from the source.
+            let alone = try Self.image(try await Self.get(client, "/insecure/w:200/plain/local:///photo.jpg"))
+            #expect(alone.width == 200 && alone.height == 150)
+            let encoded = Data("local:///photo.jpg".utf8).base64EncodedString().replacingOccurrences(of: "=", with: "")
+            let split = encoded.prefix(8) + "/" + encoded.dropFirst(8)
+            let webp = try await Self.get(client, "/insecure/s:64:64/\(split).webp")
+            #expect(webp.status == .ok && webp.headers[.contentType] == "image/webp")
+            #expect(try await Self.get(client, "/insecure/w:64/exp:1/plain/local:///photo.jpg").status == .notFound)
+            let future = "/insecure/w:64/exp:\(Int(Date().timeIntervalSince1970) + 3600)/plain/local:///photo.jpg"
+            #expect(try await Self.get(client, future).status == .ok)
+            let unknown = try await Self.get(client, "/insecure/w:64/wm:0.5/plain/local:///photo.jpg")
+            #expect(unknown.status == .badRequest && String(buffer: unknown.body).contains("wm"))
+            // Two spellings of one rendering: the same bytes and tag (their shared key is VariantTests').
+            let first = try await Self.get(client, "/insecure/rs:fill-down:120:80/plain/local:///photo.jpg")
+            let second = try await Self.get(client, "/insecure/resizing_type:fill-down/width:60/height:40/dpr:2/plain/local:///photo.jpg")
+            #expect(first.status == .ok && Data(buffer: first.body) == Data(buffer: second.body))
+            #expect(first.headers[.eTag] == second.headers[.eTag])
+        }
+    }
+
     @Test("f:auto: WebP for a client that names it, else JPEG or PNG by alpha; Vary: Accept")
     func negotiation() async throws {
         let fixture = try Fixture()
