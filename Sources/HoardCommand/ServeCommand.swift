@@ -53,6 +53,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The most pixels a source may have.") var maxPixels = 64_000_000
     @Option(help: "Seconds a download from the origin may take, body included.") var timeout = 30.0
     @Option(help: "Decodes at once (default: the cores).") var decodeConcurrency: Int?
+    @Option(help: "AVIF variants made at once, in places of their own (default: half the cores).")
+    var avifConcurrency: Int?
     @Option(help: "Requests that may wait for a decode before the server answers 503 (and, per origin, for a download).")
     var queue = 16
     @Option(help: "Downloads from one origin (scheme, host and port) at once; others wait in its own queue.")
@@ -84,6 +86,9 @@ struct ServeCommand: AsyncParsableCommand {
         }
         if let decodeConcurrency, !(1...1024).contains(decodeConcurrency) {
             throw ValidationError("--decode-concurrency \(decodeConcurrency) is not from 1 to 1024")
+        }
+        if let avifConcurrency, !(1...1024).contains(avifConcurrency) {
+            throw ValidationError("--avif-concurrency \(avifConcurrency) is not from 1 to 1024")
         }
         if let maxConnections, !(1...10_000_000).contains(maxConnections) {
             throw ValidationError("--max-connections \(maxConnections) is not from 1 to 10000000")
@@ -238,6 +243,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.maximumPixels = maxPixels
         configuration.requestTimeout = .milliseconds(Int64(timeout * 1000))
         if let decodeConcurrency { configuration.decodeConcurrency = decodeConcurrency }
+        if let avifConcurrency { configuration.avifConcurrency = avifConcurrency }
         configuration.queueCapacity = queue
         configuration.originConcurrency = originConcurrency
         configuration.cacheMaxAge = maxAge

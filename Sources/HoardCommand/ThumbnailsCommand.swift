@@ -68,12 +68,15 @@ struct ThumbnailsCommand: AsyncParsableCommand {
     @Option(
         name: .long,
         help:
-            "auto (PNG when some pixel is not opaque, else JPEG), jpeg, png or webp (lossy, alpha kept; lossless when the image has alpha and --quality is 100)."
+            "auto (PNG when some pixel is not opaque, else JPEG), jpeg, png, webp (lossy, alpha kept; lossless when the image has alpha and --quality is 100) or avif (alpha kept)."
     )
     var format: OutputFormat = .auto
 
-    @Option(name: .long, help: ArgumentHelp("JPEG or WebP quality, 1-100.", valueName: "Q"))
-    var quality: Int = 85
+    @Option(name: .long, help: ArgumentHelp("JPEG, WebP or AVIF quality, 1-100 (default 85; 60 for AVIF).", valueName: "Q"))
+    var quality: Int?
+
+    /// `--quality`, or its default for the format.
+    var effectiveQuality: Int { quality ?? (format == .avif ? Image.defaultAVIFQuality : ThumbnailKey.defaultQuality) }
 
     @Option(
         name: .long,
@@ -168,7 +171,7 @@ struct ThumbnailsCommand: AsyncParsableCommand {
 
     func validate() throws {
         try Self.check("--size", size, in: Limits.size, unit: "pixels")
-        try Self.check("--quality", quality, in: Limits.quality)
+        if let quality { try Self.check("--quality", quality, in: Limits.quality) }
         if let concurrency { try Self.check("--concurrency", concurrency, in: Limits.concurrency) }
         // A closed range of Double holds no NaN and no infinity.
         guard Limits.timeout.contains(timeout) else {
@@ -223,7 +226,7 @@ struct ThumbnailsCommand: AsyncParsableCommand {
             logger: ToolLogHandler.logger())
         let cores = ProcessInfo.processInfo.activeProcessorCount
         let settings = ThumbnailSettings(
-            size: size, format: format, quality: quality, filter: filter, colour: colour, decodeScale: decodeScale,
+            size: size, format: format, quality: effectiveQuality, filter: filter, colour: colour, decodeScale: decodeScale,
             outputPath: outputDirectory.path)
         let downloader = Downloader(
             timeout: timeout, maximumBytes: maxDownloadBytes, maximumRedirects: maxRedirects)
@@ -248,7 +251,7 @@ struct ThumbnailsCommand: AsyncParsableCommand {
 
 /// What `--format` accepts: the library's thumbnail formats, spelled for the command line.
 enum OutputFormat: String, ExpressibleByArgument, Sendable, CaseIterable {
-    case auto, jpeg, png, webp
+    case auto, jpeg, png, webp, avif
 
     var keyFormat: ThumbnailKey.Format {
         switch self {
@@ -256,6 +259,7 @@ enum OutputFormat: String, ExpressibleByArgument, Sendable, CaseIterable {
         case .jpeg: .jpeg
         case .png: .png
         case .webp: .webp
+        case .avif: .avif
         }
     }
 }

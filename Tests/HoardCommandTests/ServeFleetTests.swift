@@ -8,7 +8,7 @@ import Testing
 
 @Suite("hoard serve, a fleet sharing Redis", .requiresRedisServer)
 struct ServeFleetTests {
-    @Test("three servers with their own caches and one Redis: one download per source and one decode per variant in all, and every server answers the same bytes")
+    @Test("three servers with their own caches and one Redis: one download per source and one decode (AVIF encodes too) per variant in all, and every server answers the same bytes")
     func fleet() async throws {
         let scratch = try TemporaryDirectory()
         defer { scratch.remove() }
@@ -33,9 +33,10 @@ struct ServeFleetTests {
                     "server \(index) did not start")
                 addresses.append(String(try #require(log.split(separator: "listening on ").last?.split(separator: "\n").first)))
             }
-            // 4 variants × 3 servers × 2 rounds, all at once: every server is asked for every variant.
+            // 6 variants (AVIF among them) × 3 servers × 2 rounds, all at once: every server is asked
+            // for every variant.
             let paths = ["/a.jpg", "/b.jpg"].flatMap { source in
-                ["w:64", "w:100/h:50/fit:fill"].map { "/unsafe/\($0)/plain/" + base + source }
+                ["w:64", "w:100/h:50/fit:fill", "w:80/f:avif"].map { "/unsafe/\($0)/plain/" + base + source }
             }
             let requests = (0..<2).flatMap { _ in addresses.flatMap { address in paths.map { (address, $0) } } }
             let answers = try await withThrowingTaskGroup(of: (String, Int, Data).self) { group in

@@ -199,6 +199,15 @@ int hoard_webp_encode(const uint8_t *pixels, uint32_t width, uint32_t height, ui
                       int lossless, const uint8_t *icc, size_t icc_size, uint8_t **output, size_t *output_size,
                       hoard_codec_result *result);
 
+/// Encodes 8-bit RGB (3 channels) or RGBA (4, tightly packed) pixels as AVIF: YUV 4:2:0 (BT.601,
+/// full range), AV1 by libaom at `quality` 1-100 (libavif 1.x's scale: quantizer
+/// (100 - quality) * 63 / 100 for colour and alpha) and `speed` 0 (slowest) to 10, one thread.
+/// With `icc` (when not NULL) the profile goes in a `colr` box. On success `*output` is a buffer
+/// to release with `hoard_codec_free`.
+int hoard_avif_encode(const uint8_t *pixels, uint32_t width, uint32_t height, uint32_t channels, int quality,
+                      int speed, const uint8_t *icc, size_t icc_size, uint8_t **output, size_t *output_size,
+                      hoard_codec_result *result);
+
 // MARK: - GIF
 
 typedef struct hoard_gif_decoder hoard_gif_decoder;

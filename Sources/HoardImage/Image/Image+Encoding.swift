@@ -88,6 +88,43 @@ extension Image {
         }
     }
 
+    /// The AVIF quality used when none is given: 60, what image servers commonly default to for AVIF.
+    public static let defaultAVIFQuality = 60
+
+    /// The libaom speed used when none is given: 8 of 0 (slowest) to 10, for images encoded while
+    /// a client waits (see the AVIF rows in `Benchmarks/RESULTS.md`).
+    public static let defaultAVIFSpeed = 8
+
+    /// Encodes the image as AVIF: AV1 by libaom, YUV 4:2:0, one thread.
+    ///
+    /// Alpha is kept (an auxiliary alpha image at the same quality). Gray images are encoded as
+    /// colour. Its ``colourProfile`` (if any) goes in the `colr` box.
+    ///
+    /// ```swift
+    /// let small = try photo.avifData(quality: 60)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - quality: 1 (smallest) to 100 (best), libavif's scale; default ``defaultAVIFQuality``.
+    ///   - speed: 0 (slowest, smallest) to 10 (fastest); default ``defaultAVIFSpeed``.
+    /// - Returns: A complete AVIF file.
+    /// - Throws: ``ImageError/invalidQuality(_:)`` outside 1...100, ``ImageError/invalidValue(_:)``
+    ///   for a speed outside 0...10, ``ImageError/encodingFailed(_:message:)`` with libavif's error.
+    public func avifData(quality: Int = Image.defaultAVIFQuality, speed: Int = Image.defaultAVIFSpeed)
+        throws(ImageError) -> Data
+    {
+        guard (1...100).contains(quality) else { throw .invalidQuality(quality) }
+        guard (0...10).contains(speed) else {
+            throw .invalidValue(InvalidValueError(field: "speed", value: "\(speed)", requirement: "0 to 10"))
+        }
+        let color = format.isColor ? self : converted(to: hasAlpha ? .rgba8 : .rgb8)
+        return try color.encode(.avif) { pixels, icc, iccSize, output, size, result in
+            hoard_avif_encode(
+                pixels, UInt32(color.width), UInt32(color.height), UInt32(color.format.channelCount),
+                Int32(quality), Int32(speed), icc, iccSize, output, size, result)
+        }
+    }
+
     /// Runs one C encoder, with the profile's bytes (or NULL), and hands its malloc'd buffer to
     /// `Data` without copying.
     private func encode(

@@ -17,8 +17,10 @@ extension ThumbnailKey {
         /// Always WebP: lossy at the key's quality (alpha kept), or lossless when the thumbnail has
         /// alpha and the quality is 100.
         case webp
+        /// Always AVIF at the key's quality (alpha kept), libaom at ``Image/defaultAVIFSpeed``.
+        case avif
 
-        /// The tool's spelling: `auto`, `jpeg`, `png` or `webp`.
+        /// The tool's spelling: `auto`, `jpeg`, `png`, `webp` or `avif`.
         public var description: String { rawValue }
     }
 }

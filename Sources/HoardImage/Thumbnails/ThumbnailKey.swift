@@ -243,7 +243,8 @@ public struct ThumbnailKey: Sendable, Hashable {
 
     /// The bytes the tool stores and writes for `thumbnail`: PNG for ``Format/png`` (and for
     /// ``Format/auto`` when some pixel is not opaque); WebP for ``Format/webp`` at ``quality``, lossless
-    /// when the image has alpha and ``quality`` is 100; else JPEG at ``quality``. A JPEG is first
+    /// when the image has alpha and ``quality`` is 100; AVIF for ``Format/avif`` at ``quality``; else
+    /// JPEG at ``quality``. A JPEG is first
     /// scaled down to fit ``maximumJPEGSide`` if it is larger, a WebP to fit ``Image/maximumWebPSide``.
     ///
     /// ```swift
@@ -251,7 +252,7 @@ public struct ThumbnailKey: Sendable, Hashable {
     /// ```
     ///
     /// - Parameter thumbnail: The thumbnail.
-    /// - Returns: A PNG, JPEG or WebP file.
+    /// - Returns: A PNG, JPEG, WebP or AVIF file.
     /// - Throws: ``ImageError/encodingFailed(_:message:)``.
     public func encoded(_ thumbnail: Image) throws(ImageError) -> Data {
         switch format {
@@ -262,6 +263,8 @@ public struct ThumbnailKey: Sendable, Hashable {
         case .webp:
             let fitting = try fitted(thumbnail, within: Image.maximumWebPSide)
             return try fitting.webpData(quality: quality, lossless: fitting.hasAlpha && quality == 100)
+        case .avif:
+            return try thumbnail.avifData(quality: quality)
         case .auto, .jpeg:
             return try fitted(thumbnail, within: Self.maximumJPEGSide).jpegData(quality: quality)
         }

@@ -76,7 +76,8 @@ struct OptionsBuilder {
         case "jpeg", "jpg": .jpeg
         case "png": .png
         case "webp": .webp
-        default: throw .badOptions("\(name): \"\(value)\" is not one of auto, jpeg (jpg), png, webp")
+        case "avif": .avif
+        default: throw .badOptions("\(name): \"\(value)\" is not one of auto, jpeg (jpg), png, webp, avif")
         }
     }
 

@@ -109,10 +109,10 @@ public struct ProcessingOptions: Sendable, Hashable {
         }
     }
 
-    /// The output format; `auto` picks WebP for a client that accepts it, else PNG for an image
-    /// with transparency and JPEG for one without.
+    /// The output format; `auto` picks AVIF for a client that accepts it, else WebP for one that
+    /// accepts that, else PNG for an image with transparency and JPEG for one without.
     public enum Format: String, Sendable, CaseIterable {
-        /// WebP for a client that accepts it, else PNG or JPEG by transparency.
+        /// AVIF or WebP for a client that accepts it, else PNG or JPEG by transparency.
         case auto
         /// JPEG at the quality.
         case jpeg
@@ -120,6 +120,8 @@ public struct ProcessingOptions: Sendable, Hashable {
         case png
         /// WebP at the quality (lossless with transparency at quality 100).
         case webp
+        /// AVIF at the quality (libaom; 60 when none is given).
+        case avif
     }
 
     /// The largest width or height a request may ask for, in output pixels.
@@ -158,7 +160,7 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var background: Colour?
     /// Output pixels per CSS pixel, 1 to ``maximumPixelRatio``.
     public var pixelRatio: Double = 1
-    /// JPEG and WebP quality, 1 to 100; `nil` for the default (85, as the tool's).
+    /// JPEG, WebP and AVIF quality, 1 to 100; `nil` for the default (85, as the tool's; 60 for AVIF).
     public var quality: Int?
     /// The output format.
     public var format: Format = .auto

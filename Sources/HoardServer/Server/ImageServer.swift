@@ -111,8 +111,8 @@ public final class ImageServer: Sendable {
     /// The image for a path: authenticated, parsed, its source checked, then from the server's
     /// memory, the cache, or made.
     func image(for path: String, accept: String?) async throws -> Answer {
-        let acceptsWebP = try configuration.authenticate(path, accept: accept)
-        let resolved = try flow.resolve(path, acceptsWebP: acceptsWebP)
+        let accepted = try configuration.authenticate(path, accept: accept)
+        let resolved = try flow.resolve(path, accepting: accepted)
         let key = resolved.variant.cacheKey
         if let answer = remembered(key, variesByAccept: resolved.variesByAccept) { return answer }
         let entry = try await resolved.make()
@@ -126,8 +126,8 @@ public final class ImageServer: Sendable {
     /// cache's disk tier with its original current in the cache's memory (no revalidation due).
     /// `nil` when it must be resolved, checked with the origin, read from a shared tier or made.
     private func cachedImage(for path: String, accept: String?) throws -> Answer? {
-        let acceptsWebP = try configuration.authenticate(path, accept: accept)
-        guard let recent = flow.recent(path: path, acceptsWebP: acceptsWebP) else { return nil }
+        let accepted = try configuration.authenticate(path, accept: accept)
+        guard let recent = flow.recent(path: path, accepting: accepted) else { return nil }
         let key = recent.variant.cacheKey
         if let answer = remembered(key, variesByAccept: recent.variesByAccept) { return answer }
         guard let entry = flow.cachedEntry(of: recent.variant) else { return nil }

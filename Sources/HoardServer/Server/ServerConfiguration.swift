@@ -31,6 +31,9 @@ public struct ServerConfiguration: Sendable {
     public var maximumRedirects = 5
     /// Decodes run at once, 1 to 1,024; the machine's cores by default.
     public var decodeConcurrency = min(1024, max(1, ProcessInfo.processInfo.activeProcessorCount))
+    /// AVIF variants made at once, in places of their own (default: half the cores, at least 1):
+    /// an AVIF encode takes several times a JPEG's, and JPEG and WebP requests never wait behind them.
+    public var avifConcurrency = min(1024, max(1, ProcessInfo.processInfo.activeProcessorCount / 2))
     /// Requests that may wait for a decode before the server answers 503, up to 1,000,000. 16 by
     /// default. Each origin has a queue of this length too, for its downloads.
     public var queueCapacity = 16
@@ -78,6 +81,7 @@ public struct ServerConfiguration: Sendable {
             ("request timeout", requestTimeout > .zero),
             ("maximum redirects", (0...20).contains(maximumRedirects)),
             ("decode concurrency", (1...1024).contains(decodeConcurrency)),
+            ("AVIF concurrency", (1...1024).contains(avifConcurrency)),
             ("origin concurrency", (1...1024).contains(originConcurrency)),
             ("queue capacity", (0...1_000_000).contains(queueCapacity)), ("cache max-age", cacheMaxAge >= 0), ("memory bytes", memoryBytes >= 0),
         ]

@@ -1,7 +1,7 @@
 import Foundation
 
-/// The variants that recent requests for remote sources named, by path and by whether the client
-/// takes WebP: a repeated request skips parsing its path, checking its source against the
+/// The variants that recent requests for remote sources named, by path and by the formats the
+/// client takes: a repeated request skips parsing its path, checking its source against the
 /// allow-list and making its cache key, all fixed by a configuration that does not change while
 /// the server runs. The signature is still checked on every request.
 ///
@@ -20,10 +20,10 @@ final class RecentVariants: Sendable {
 
     struct Key: Hashable {
         let path: String
-        let acceptsWebP: Bool
+        let accepting: FormatNegotiation
     }
 
-    /// The entries, by path and WebP (its count and costs are what tests and diagnostics read).
+    /// The entries, by path and accepted formats (its count and costs are what tests and diagnostics read).
     let table: BoundedTable<Key, Entry>
 
     /// An empty memo whose entries' costs total at most `byteLimit` (0 holds nothing).
@@ -31,15 +31,15 @@ final class RecentVariants: Sendable {
         table = BoundedTable(byteLimit: byteLimit)
     }
 
-    /// What `path` resolved to for a client that does or does not take WebP, if recent.
-    func entry(path: String, acceptsWebP: Bool) -> Entry? {
-        table.value(forKey: Key(path: path, acceptsWebP: acceptsWebP))
+    /// What `path` resolved to for a client that takes `accepting`, if recent.
+    func entry(path: String, accepting: FormatNegotiation) -> Entry? {
+        table.value(forKey: Key(path: path, accepting: accepting))
     }
 
     /// Remembers what `path` resolved to, unless the path is not ASCII or costs more than the limit.
-    func remember(_ entry: Entry, path: String, acceptsWebP: Bool) {
+    func remember(_ entry: Entry, path: String, accepting: FormatNegotiation) {
         guard path.utf8.allSatisfy({ $0 < 0x80 }) else { return }
-        table.setValue(entry, forKey: Key(path: path, acceptsWebP: acceptsWebP), cost: Self.cost(path: path, entry: entry))
+        table.setValue(entry, forKey: Key(path: path, accepting: accepting), cost: Self.cost(path: path, entry: entry))
     }
 
     /// What an entry is counted as: its path twice (the key, and the source inside the variant),

@@ -28,7 +28,7 @@ struct Variant: Sendable {
             thumbnailKey = try ThumbnailKey(
                 source: sourceName, fingerprint: fingerprint,
                 size: max(options.outputWidth, options.outputHeight, 1), format: format,
-                quality: options.quality ?? ThumbnailKey.defaultQuality)
+                quality: options.quality ?? (format == .avif ? Image.defaultAVIFQuality : ThumbnailKey.defaultQuality))
         } catch {
             throw .badOptions("\(error)")
         }

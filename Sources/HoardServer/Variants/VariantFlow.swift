@@ -12,8 +12,9 @@ import NIOPosix
 ///
 /// Invariant: a variant is made at most once per cache key at a time (in this process, and with a
 /// shared tier across machines), with at most ``ServerConfiguration/decodeConcurrency`` decodes
-/// running and ``ServerConfiguration/queueCapacity`` waiting (503 beyond); loading an original
-/// holds a place of its own origin (``OriginPlaces``), never a decode place.
+/// running and ``ServerConfiguration/queueCapacity`` waiting (503 beyond), AVIF variants in places
+/// of their own (``ServerConfiguration/avifConcurrency``) so that slow encodes never hold up
+/// others; loading an original holds a place of its own origin (``OriginPlaces``), never a decode place.
 final class VariantFlow: Sendable {
     /// How a variant is made on a miss.
     typealias Producer = @Sendable () async throws -> CacheEntry<Data>
@@ -31,12 +32,15 @@ final class VariantFlow: Sendable {
     private let configuration: ServerConfiguration
     /// Places for decodes: at most ``ServerConfiguration/decodeConcurrency`` at once.
     let decodeQueue: WorkQueue
+    /// Places for variants encoded as AVIF, whose encodes take several times a JPEG's.
+    let avifQueue: WorkQueue
     /// Places for downloading and revalidating originals, per origin: a silent origin holds only
     /// its own, and memory stays bounded by the allow-list's origins times their places; 503 beyond.
     private let originPlaces: OriginPlaces
     /// The threads decodes run on: the server's own, so that a decode never waits behind, or holds
     /// up, the cooperative pool or NIO's shared blocking-work threads (DNS lookups run there).
     private let decodeThreads: NIOThreadPool
+    private let avifThreads: NIOThreadPool
     private let local: LocalSourceReader?
     private let downloader: Downloader
     private let originalCache: OriginalCache
@@ -56,6 +60,9 @@ final class VariantFlow: Sendable {
         originPlaces = OriginPlaces(concurrency: configuration.originConcurrency, capacity: configuration.queueCapacity)
         decodeThreads = NIOThreadPool(numberOfThreads: configuration.decodeConcurrency)
         decodeThreads.start()
+        avifQueue = WorkQueue(concurrency: configuration.avifConcurrency, waitingCapacity: configuration.queueCapacity)
+        avifThreads = NIOThreadPool(numberOfThreads: configuration.avifConcurrency)
+        avifThreads.start()
         local = configuration.sources.localRoot.map {
             LocalSourceReader(root: $0, maximumBytes: configuration.maximumSourceBytes)
         }
@@ -73,12 +80,13 @@ final class VariantFlow: Sendable {
     func shutdown() async throws {
         try await downloader.shutdown()
         try await decodeThreads.shutdownGracefully()
+        try await avifThreads.shutdownGracefully()
     }
 
-    /// What `path` resolved to for a client that does or does not take WebP, when a recent request
+    /// What `path` resolved to for a client that takes `accepting`, when a recent request
     /// for a remote source named it: no parsing, no allow-list check.
-    func recent(path: String, acceptsWebP: Bool) -> Resolved? {
-        guard let recent = recentVariants.entry(path: path, acceptsWebP: acceptsWebP),
+    func recent(path: String, accepting: FormatNegotiation) -> Resolved? {
+        guard let recent = recentVariants.entry(path: path, accepting: accepting),
             !Self.hasExpired(recent.variant.options)
         else { return nil }
         return Resolved(
@@ -93,12 +101,12 @@ final class VariantFlow: Sendable {
         return hoard.firstDiskEncodedEntry(Image.self, forKey: variant.cacheKey)
     }
 
-    /// A path parsed, its source checked, and its variant for a client that does or does not take
-    /// WebP, with whether the answer varies by `Accept` and how it is made on a miss: from a local
+    /// A path parsed, its source checked, and its variant for a client that takes `accepting`,
+    /// with whether the answer varies by `Accept` and how it is made on a miss: from a local
     /// file's bytes, or through the originals' cache (then remembered in ``recentVariants``). A
     /// path a recent request named is not parsed again.
-    func resolve(_ path: String, acceptsWebP: Bool) throws -> Resolved {
-        if let recent = recent(path: path, acceptsWebP: acceptsWebP) { return recent }
+    func resolve(_ path: String, accepting: FormatNegotiation) throws -> Resolved {
+        if let recent = recent(path: path, accepting: accepting) { return recent }
         let request = try ImagePath(
             parsing: path, presets: configuration.presets, presetsOnly: configuration.presetsOnly,
             style: configuration.urlStyle)
@@ -108,10 +116,11 @@ final class VariantFlow: Sendable {
         try configuration.sources.prefix(for: request.source)
         let format: ThumbnailKey.Format =
             switch request.options.format {
-            case .auto: acceptsWebP ? .webp : .auto
+            case .auto: accepting.acceptsAVIF ? .avif : accepting.acceptsWebP ? .webp : .auto
             case .jpeg: .jpeg
             case .png: .png
             case .webp: .webp
+            case .avif: .avif
             }
         let variesByAccept = request.options.format == .auto
         switch request.source {
@@ -129,7 +138,7 @@ final class VariantFlow: Sendable {
             let variant = try Variant(
                 options: request.options, format: format, sourceName: Self.sourceName(of: url), fingerprint: nil)
             recentVariants.remember(
-                .init(variant: variant, url: url, variesByAccept: variesByAccept), path: path, acceptsWebP: acceptsWebP)
+                .init(variant: variant, url: url, variesByAccept: variesByAccept), path: path, accepting: accepting)
             return Resolved(variant: variant, variesByAccept: variesByAccept, make: origin(of: variant, url: url))
         }
     }
@@ -172,14 +181,16 @@ final class VariantFlow: Sendable {
         { [self] original in try await decode(variant, from: { original }) }
     }
 
-    /// Makes `variant` from the original `load` gives, once a place in the decode queue is free.
+    /// Makes `variant` from the original `load` gives, once a place in the decode queue (or, for
+    /// AVIF, the AVIF queue) is free.
     private func decode(_ variant: Variant, from load: @Sendable () async throws -> Data) async throws -> Data {
         let queued = ContinuousClock.now
-        return try await decodeQueue.runOrRefuse {
+        let isAVIF = variant.thumbnailKey.format == .avif
+        return try await (isAVIF ? avifQueue : decodeQueue).runOrRefuse {
             metrics?.record(.queue, ContinuousClock.now - queued)
             let original = try await load()
             let maximumPixels = configuration.maximumPixels
-            return try await decodeThreads.runIfActive { [metrics] in
+            return try await (isAVIF ? avifThreads : decodeThreads).runIfActive { [metrics] in
                 try variant.make(from: original, maximumPixels: maximumPixels) { metrics?.record($0, $1) }
             }
         }

@@ -16,10 +16,19 @@ struct FormatNegotiationTests {
         #expect(FormatNegotiation(accept: accept).acceptsWebP == expected)
     }
 
-    @Test("auto is WebP when accepted, else PNG with alpha and JPEG without; explicit formats stay")
+    @Test("AVIF only when named with a quality above zero; the last mention counts", arguments: [
+        ("image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8", true), ("image/webp,*/*", false),
+        ("image/avif;q=0", false), (" Image/AVIF ;Q=0.1", true), ("image/avifx", false), ("image/avif, image/avif;q=0", false),
+    ])
+    func avif(accept: String, expected: Bool) {
+        #expect(FormatNegotiation(accept: accept).acceptsAVIF == expected)
+    }
+
+    @Test("auto is AVIF when accepted, else WebP, else PNG with alpha and JPEG without; explicit formats stay")
     func choice() {
         let chromium = FormatNegotiation(accept: "image/webp,*/*")
         let old = FormatNegotiation(accept: nil)
+        #expect(FormatNegotiation(accept: "image/avif,image/webp").format(for: .auto, isOpaque: false) == .avif)
         #expect(chromium.format(for: .auto, isOpaque: true) == .webp)
         #expect(old.format(for: .auto, isOpaque: true) == .jpeg)
         #expect(old.format(for: .auto, isOpaque: false) == .png)
