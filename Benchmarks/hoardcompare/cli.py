@@ -33,21 +33,22 @@ import sys
 import time
 from pathlib import Path
 
-from . import codec, colour, disk, diskscale, document, listing, manager, memory, peak, redis, scaling, serve, thumbnails
+from . import (avif, codec, colour, disk, diskscale, document, listing, manager, memory, peak, redis, scaling, serve,
+               thumbnails)
 from .inputs import prepare_images
 from .machine import machine, versions
 from .report import render_table
 from .runner import BENCHMARKS, PEERS, PYTHON, RESULTS, SHM_BASE, Context, Runner, log
 from .tools import build, install_peers
 
-AREAS = [memory, disk, manager, diskscale, listing, codec, thumbnails, colour, peak, redis, scaling, serve]
+AREAS = [memory, disk, manager, diskscale, listing, codec, thumbnails, avif, colour, peak, redis, scaling, serve]
 # The sections by name, in the order of the table's "What each side does" list and of a run without --only.
-ORDER = ["memory", "disk", "manager", "disk-scale", "listing", "codec", "thumbnails", "thumbnail-inputs", "colour", "webp-decode", "peak",
+ORDER = ["memory", "disk", "manager", "disk-scale", "listing", "codec", "thumbnails", "thumbnail-inputs", "avif", "colour", "webp-decode", "peak",
          "redis", "scaling", "serve"]
 SECTIONS = dict(sorted(((s.name, s) for area in AREAS for s in area.SECTIONS), key=lambda item: ORDER.index(item[0])))
 # The scripts and sources the sections run from $PEERS.
 PEER_FILES = ["diskcache_bench.py", "diskcache_scale.py", "memcache_bench.swift", "tjbench_codec.py", "pngbench.c", "pillow_thumbs.py",
-              "pillow_cms_thumbs.py", "prepare_images.py"]
+              "pillow_cms_thumbs.py", "pillow_avif.py", "prepare_images.py"]
 ENVIRONMENT = ["COMPARE_REPS", "HOARD_STATIC", "PEERS", "COMPARE_HOARD_BIN", "COMPARE_REDIS_SECONDS",
                "COMPARE_BASELINE_MEASURE", "COMPARE_BASELINE_HOARD", "COMPARE_BASELINE_LABEL"]
 

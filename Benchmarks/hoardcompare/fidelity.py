@@ -69,7 +69,7 @@ def measure(folder, references):
 def text(figures):
     """A side's fidelity as a label shows it."""
     return (f"PSNR {figures['median']:.1f} / {figures['worst']:.1f} dB (median / worst), "
-            f"JPEG {figures['bytes'] / 1e6:.2f} MB")
+            f"{figures.get('format', 'JPEG')} {figures['bytes'] / 1e6:.2f} MB")
 
 
 def labelled(side, figures):
