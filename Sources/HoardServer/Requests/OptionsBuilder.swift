@@ -163,8 +163,8 @@ private struct Arguments {
         guard let gravity = Self.gravities[value] else {
             throw .badOptions("\(name): \"\(value)\" is not a gravity (ce, no, so, ea, we, noea, nowe, soea, sowe, sm, fp)")
         }
-        guard gravity != .smart else { throw .badOptions("\(name): the smart gravity (sm) is not supported yet") }
         var placement = ProcessingOptions.Placement(gravity)
+        guard gravity != .smart else { return placement }  // no offsets
         placement.x = try signedNumber() ?? (gravity == .focusPoint ? 0.5 : 0)
         placement.y = try signedNumber() ?? (gravity == .focusPoint ? 0.5 : 0)
         return placement

@@ -15,7 +15,8 @@ struct RenderPlan: Equatable {
     /// The size that part is scaled to.
     let scaledWidth: Int
     let scaledHeight: Int
-    /// The part of the scaled image kept.
+    /// The part of the scaled image kept (centred for the smart gravity, which the renderer places
+    /// by the image's detail: ``HoardImage/Image/smartCropOrigin(width:height:)``).
     let kept: Rectangle
     /// The canvas the kept part is placed on, and where (its x and y); `nil` when there is none.
     let canvas: Rectangle?

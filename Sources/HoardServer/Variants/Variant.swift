@@ -141,15 +141,22 @@ struct Variant: Sendable {
         // The source's crop in decoded pixels.
         let factorX = Double(decoded.width) / Double(fullWidth)
         let factorY = Double(decoded.height) / Double(fullHeight)
-        let cropX = min(decoded.width - 1, Int((Double(plan.source.x) * factorX).rounded()))
-        let cropY = min(decoded.height - 1, Int((Double(plan.source.y) * factorY).rounded()))
+        var cropX = min(decoded.width - 1, Int((Double(plan.source.x) * factorX).rounded()))
+        var cropY = min(decoded.height - 1, Int((Double(plan.source.y) * factorY).rounded()))
         let cropWidth = max(1, min(decoded.width - cropX, Int((Double(plan.source.width) * factorX).rounded())))
         let cropHeight = max(1, min(decoded.height - cropY, Int((Double(plan.source.height) * factorY).rounded())))
+        if let crop = options.crop, (crop.placement ?? options.placement).gravity == .smart {
+            (cropX, cropY) = decoded.smartCropOrigin(width: cropWidth, height: cropHeight)
+        }
         var image = try decoded.cropped(x: cropX, y: cropY, width: cropWidth, height: cropHeight)
         if image.width != plan.scaledWidth || image.height != plan.scaledHeight {
             image = try image.resized(width: plan.scaledWidth, height: plan.scaledHeight, filter: thumbnailKey.filter)
         }
-        image = try image.cropped(x: plan.kept.x, y: plan.kept.y, width: plan.kept.width, height: plan.kept.height)
+        var kept = (x: plan.kept.x, y: plan.kept.y)
+        if options.placement.gravity == .smart {
+            kept = image.smartCropOrigin(width: plan.kept.width, height: plan.kept.height)
+        }
+        image = try image.cropped(x: kept.x, y: kept.y, width: plan.kept.width, height: plan.kept.height)
         let colour = options.background.map { (red: $0.red, green: $0.green, blue: $0.blue) }
         if let canvas = plan.canvas {
             image = try image.placed(onWidth: canvas.width, height: canvas.height, x: canvas.x, y: canvas.y, colour: colour)

@@ -95,7 +95,7 @@ struct ImgproxyOptionsTests {
 
     @Test("options Hoard does not support answer 400 naming the option", arguments: [
         ("zoom:2", "zoom"), ("rot:90", "rot"), ("wm:0.5", "wm"), ("bl:2", "unknown option \"bl\""),
-        ("ar:0", "ar: false"), ("sm:false", "sm: false"), ("g:sm", "smart gravity"), ("f:gif", "f: \"gif\""),
+        ("ar:0", "ar: false"), ("sm:false", "sm: false"), ("ex:1:sm", "smart gravity does not place"), ("g:sm:1:2", "too many"), ("f:gif", "f: \"gif\""),
         ("rt:stretch", "rt: \"stretch\""), ("el:maybe", "el: \"maybe\""), ("g:up", "g: \"up\""),
         ("bg:12:34", "bg:"), ("g:fp:2:0.5", "g: a focus point"), ("c:-1:10", "c: \"-1\""), ("rs:fit:1:2:0:0:ce:1:2:3", "rs: too many"),
     ])

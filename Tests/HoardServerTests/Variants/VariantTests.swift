@@ -54,6 +54,25 @@ struct VariantTests {
         #expect(Self.isAll(east, Self.blue))
     }
 
+    @Test("the smart gravity keeps the detailed part: a checkerboard on the right of a flat image")
+    func smart() throws {
+        var pixels: [UInt8] = []
+        for y in 0..<100 {
+            for x in 0..<200 {
+                let value: UInt8 = x < 150 ? 128 : ((x / 4 + y / 4) % 2 == 0 ? 0 : 255)
+                pixels += [value, value, value]
+            }
+        }
+        let source = try Image(width: 200, height: 100, format: .rgb8, pixels: pixels).pngData()
+        let variant = try Self.variant("/s/rs:fill:60:100/g:sm")
+        let image = try Image(data: try variant.make(from: source, maximumPixels: 1 << 24))
+        #expect(image.width == 60 && image.height == 100)
+        // The crop reaches the checkerboard (x 150-199): its right columns are not flat gray.
+        #expect(Self.pixel(image, 58, 50) != [128, 128, 128] && Self.pixel(image, 58, 51) != Self.pixel(image, 58, 55))
+        let centred = try Image(data: try Self.variant("/s/rs:fill:60:100").make(from: source, maximumPixels: 1 << 24))
+        #expect(Self.pixel(centred, 58, 50) == [128, 128, 128])
+    }
+
     @Test("crop before resize keeps the part it names")
     func cropFirst() throws {
         let image = try Self.render("/s/c:80:80:nowe/rs:fit:40:40")
