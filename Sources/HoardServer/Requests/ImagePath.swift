@@ -11,7 +11,7 @@ import HoardSystem
 ///   for a preset. imgproxy's, by full or short name: `resize`/`rs`, `size`/`s`, `resizing_type`/`rt`,
 ///   `width`/`w`, `height`/`h`, `min-width`/`mw`, `min-height`/`mh`, `dpr`, `enlarge`/`el`,
 ///   `extend`/`ex`, `gravity`/`g`, `crop`/`c`, `quality`/`q`, `format`/`f`/`ext`,
-///   `background`/`bg`, `auto_rotate`/`ar`, `strip_metadata`/`sm`, `preset`/`pr`,
+///   `background`/`bg`, `blur`/`bl`, `sharpen`/`sh`, `auto_rotate`/`ar`, `strip_metadata`/`sm`, `preset`/`pr`,
 ///   `cachebuster`/`cb`, `expires`/`exp`. A preset's options apply at its place (a preset named
 ///   `default` first of all); later options override earlier ones.
 /// - The source is the URL-safe Base64 of `https://…` or `local:///…`, in one segment or split by
@@ -196,6 +196,8 @@ extension ImagePath {
                     + (crop.placement.map { ":" + Self.spelled($0) } ?? ""))
         }
         if let background = options.background { segments.append("bg:\(background.hex)") }
+        if let blur = options.blur { segments.append("bl:\(Self.numberText(blur))") }
+        if let sharpen = options.sharpen { segments.append("sh:\(Self.numberText(sharpen))") }
         if let quality = options.quality { segments.append("q:\(quality)") }
         if options.format != .auto { segments.append("f:\(options.format.rawValue)") }
         if let cacheBuster = options.cacheBuster { segments.append("cb:\(cacheBuster)") }

@@ -45,6 +45,12 @@ struct OptionsBuilder {
             options.quality = quality == 0 ? nil : quality
         case "f", "format", "ext": options.format = try Self.format(try reader.text() ?? "auto", name)
         case "bg", "background": options.background = try reader.colour()
+        case "bl", "blur":
+            let sigma = try reader.number() ?? 0
+            options.blur = sigma == 0 ? nil : sigma
+        case "sh", "sharpen":
+            let sigma = try reader.number() ?? 0
+            options.sharpen = sigma == 0 ? nil : sigma
         case "ar", "auto_rotate":
             guard try reader.boolean() ?? true else {
                 throw .badOptions("\(name): false is not supported: Hoard always applies the EXIF orientation")

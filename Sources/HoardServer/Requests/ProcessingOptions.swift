@@ -1,3 +1,5 @@
+import HoardImage
+
 /// What a request asks of its source: the box, how the image meets it, the pixel ratio, the
 /// quality and the format.
 ///
@@ -164,6 +166,10 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var quality: Int?
     /// The output format.
     public var format: Format = .auto
+    /// The sigma, in output pixels, of a Gaussian blur of the result (imgproxy's `blur`); `nil` for none.
+    public var blur: Double?
+    /// The sigma, in output pixels, of an unsharp mask over the result (imgproxy's `sharpen`); `nil` for none.
+    public var sharpen: Double?
     /// Text that changes the URL, and so the cached variant, without changing the rendering
     /// (imgproxy's `cachebuster`).
     public var cacheBuster: String?
@@ -207,6 +213,11 @@ public struct ProcessingOptions: Sendable, Hashable {
             }
         }
         if let cacheBuster, cacheBuster.utf8.count > 256 { throw .badOptions("cb: longer than 256 bytes") }
+        for (name, sigma) in [("bl", blur), ("sh", sharpen)] {
+            if let sigma, !(sigma > 0 && sigma <= Image.maximumFilterSigma) {
+                throw .badOptions("\(name): \(sigma) is not a sigma above 0 and at most \(Int(Image.maximumFilterSigma))")
+            }
+        }
         if let quality, !(1...100).contains(quality) {
             throw .badOptions("q: \(quality) is not a quality from 1 to 100")
         }

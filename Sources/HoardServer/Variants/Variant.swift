@@ -78,6 +78,8 @@ struct Variant: Sendable {
                     + (crop.placement.map { "@" + ImagePath.spelled($0) } ?? ""))
         }
         if let background = options.background { parts.append("bg=\(background.hex)") }
+        if let blur = options.blur { parts.append("blur=\(ImagePath.numberText(blur))") }
+        if let sharpen = options.sharpen { parts.append("sharpen=\(ImagePath.numberText(sharpen))") }
         if ratio != 1, options.outputWidth == 0, options.outputHeight == 0 {
             parts.append("dpr=\(ImagePath.numberText(ratio))")
         }
@@ -98,6 +100,13 @@ struct Variant: Sendable {
         // its limits, not by what a file claims.
         if let size = Image.uprightSize(of: original), Self.pixels(size.width, size.height) > maximumPixels {
             throw .sourceTooLarge("\(size.width)x\(size.height) is more than the limit of \(maximumPixels) pixels")
+        }
+        if let size = Image.uprightSize(of: original) {
+            let plan = RenderPlan(width: size.width, height: size.height, options: options)
+            let taps = Self.taps(options.blur) + Self.taps(options.sharpen)
+            if taps > 0, Self.pixels(plan.kept.width, plan.kept.height) > Self.maximumFilterWork / taps {
+                throw .badOptions("bl/sh: a sigma that large on \(plan.kept.width)x\(plan.kept.height) pixels is more work than allowed")
+            }
         }
         do {
             var started = ContinuousClock.now
@@ -157,12 +166,24 @@ struct Variant: Sendable {
             kept = image.smartCropOrigin(width: plan.kept.width, height: plan.kept.height)
         }
         image = try image.cropped(x: kept.x, y: kept.y, width: plan.kept.width, height: plan.kept.height)
+        if let sigma = options.blur { image = try image.blurred(sigma: sigma) }
+        if let sigma = options.sharpen { image = try image.sharpened(sigma: sigma) }
         let colour = options.background.map { (red: $0.red, green: $0.green, blue: $0.blue) }
         if let canvas = plan.canvas {
             image = try image.placed(onWidth: canvas.width, height: canvas.height, x: canvas.x, y: canvas.y, colour: colour)
         }
         if let colour { image = image.flattened(onto: colour) }
         return (image, warnings)
+    }
+
+    /// The most pixels × filter taps a variant's blur and sharpen may take (a few seconds of one core).
+    static let maximumFilterWork = 1 << 30
+
+    /// The taps of one pass of a Gaussian of `sigma` (none without one).
+    private static func taps(_ sigma: Double?) -> Int {
+        guard let sigma else { return 0 }
+        let radius = Int((3 * sigma).rounded(.up))
+        return 2 * radius + 1
     }
 
     /// `width × height`, or `Int.max` when that overflows.

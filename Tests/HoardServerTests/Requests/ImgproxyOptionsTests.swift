@@ -41,7 +41,7 @@ struct ImgproxyOptionsTests {
             ("min-width:10", "mw:10"), ("min-height:10", "mh:10"), ("enlarge:1", "el:t"), ("extend:1:so", "ex:true:so"),
             ("gravity:noea:5:0.1", "g:noea:5:0.1"), ("crop:100:0.5:we", "c:100:0.5:we"), ("quality:70", "q:70"),
             ("format:webp", "f:webp"), ("format:jpg", "ext:jpeg"), ("background:255:0:10", "bg:ff000a"),
-            ("auto_rotate:1", "ar:true"), ("strip_metadata:1", "sm:1"), ("cachebuster:v2", "cb:v2"),
+            ("blur:1.5", "bl:1.5"), ("sharpen:0.5", "sh:0.5"), ("auto_rotate:1", "ar:true"), ("strip_metadata:1", "sm:1"), ("cachebuster:v2", "cb:v2"),
             ("expires:4102444800", "exp:4102444800"),
         ]
         for (long, short) in pairs {
@@ -94,7 +94,7 @@ struct ImgproxyOptionsTests {
     }
 
     @Test("options Hoard does not support answer 400 naming the option", arguments: [
-        ("zoom:2", "zoom"), ("rot:90", "rot"), ("wm:0.5", "wm"), ("bl:2", "unknown option \"bl\""),
+        ("zoom:2", "zoom"), ("rot:90", "rot"), ("wm:0.5", "wm"), ("bl:-1", "bl: \"-1\""), ("sh:101", "sh: 101"),
         ("ar:0", "ar: false"), ("sm:false", "sm: false"), ("ex:1:sm", "smart gravity does not place"), ("g:sm:1:2", "too many"), ("f:gif", "f: \"gif\""),
         ("rt:stretch", "rt: \"stretch\""), ("el:maybe", "el: \"maybe\""), ("g:up", "g: \"up\""),
         ("bg:12:34", "bg:"), ("g:fp:2:0.5", "g: a focus point"), ("c:-1:10", "c: \"-1\""), ("rs:fit:1:2:0:0:ce:1:2:3", "rs: too many"),
@@ -130,6 +130,8 @@ struct ImgproxyOptionsTests {
         options.quality = 70
         options.format = .png
         options.cacheBuster = "v3"
+        options.blur = 1.5
+        options.sharpen = 0.5
         options.expires = 4_102_444_800
         let part = try ImagePath.signedPart(options: options, source: .remote(URL(string: Self.source)!))
         for style in ImagePath.Style.allCases {

@@ -73,6 +73,23 @@ struct VariantTests {
         #expect(Self.pixel(centred, 58, 50) == [128, 128, 128])
     }
 
+    @Test("blur softens the edge between the halves, sharpen steepens it; a filter too costly for the size is a 400")
+    func filters() throws {
+        let plain = try Self.render("/s/rs:force:40:20")
+        let blurred = try Self.render("/s/rs:force:40:20/bl:3")
+        let sharpened = try Self.render("/s/rs:force:40:20/sh:1")
+        // At the edge (x 19 | 20) a blur mixes red into blue and back; far from it nothing changes.
+        #expect(Int(Self.pixel(blurred, 18, 10)[2]) > Int(Self.pixel(plain, 18, 10)[2]) + 20)
+        #expect(Self.pixel(blurred, 2, 10) == Self.pixel(plain, 2, 10))
+        #expect(try Self.variant("/s/rs:force:40:20/bl:3").cacheKey != (try Self.variant("/s/rs:force:40:20").cacheKey))
+        // Sharpening overshoots: the red side's blue stays at 0, its red at 255, and the edge pixels move apart.
+        let contrast = { (image: Image) in abs(Int(Self.pixel(image, 19, 10)[0]) - Int(Self.pixel(image, 20, 10)[0])) }
+        #expect(contrast(sharpened) >= contrast(plain))
+        #expect(throws: ServeError.self) {
+            try Self.variant("/s/rs:fit:4000:4000:1/bl:100").make(from: Self.halves, maximumPixels: 1 << 26)
+        }
+    }
+
     @Test("crop before resize keeps the part it names")
     func cropFirst() throws {
         let image = try Self.render("/s/c:80:80:nowe/rs:fit:40:40")
