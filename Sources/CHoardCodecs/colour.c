@@ -146,6 +146,25 @@ int hoard_icc_inspect(const uint8_t *icc, size_t size, int *is_srgb, char *messa
     return space;
 }
 
+int hoard_icc_description(const uint8_t *icc, size_t size, char *description, size_t capacity) {
+    if (description == NULL || capacity == 0) return 0;
+    description[0] = '\0';
+    if (hoard_icc_check_header(icc, size, NULL, 0) == 0) return 0;
+    hoard_lcms_log log;
+    cmsContext context = hoard_lcms_context(&log);
+    if (context == NULL) return 0;
+    cmsHPROFILE profile = cmsOpenProfileFromMemTHR(context, icc, (cmsUInt32Number)size);
+    cmsUInt32Number written = 0;
+    if (profile != NULL) {
+        written = cmsGetProfileInfoASCII(profile, cmsInfoDescription, "en", "US", description,
+                                         (cmsUInt32Number)capacity);
+        cmsCloseProfile(profile);
+    }
+    cmsDeleteContext(context);
+    description[capacity - 1] = '\0';
+    return written > 1;
+}
+
 hoard_colour_transform *hoard_colour_transform_create(const uint8_t *icc, size_t size, int layout, char *message,
                                                       size_t capacity) {
     int space = hoard_icc_check_header(icc, size, message, capacity);

@@ -57,6 +57,11 @@ typedef enum {
 /// `message` (NUL-terminated, at most `capacity` bytes).
 int hoard_icc_inspect(const uint8_t *icc, size_t size, int *is_srgb, char *message, size_t capacity);
 
+/// The profile's description (its `desc` tag, in English where it has several), ASCII and
+/// NUL-terminated in `description` (at most `capacity` bytes). Returns 1, or 0 (an empty string)
+/// for a profile that does not open or has no description.
+int hoard_icc_description(const uint8_t *icc, size_t size, char *description, size_t capacity);
+
 typedef struct hoard_colour_transform hoard_colour_transform;
 
 /// A conversion from `icc` to sRGB for pixels laid out as `layout`: gray stays gray (with sRGB's

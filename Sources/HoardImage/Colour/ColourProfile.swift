@@ -38,6 +38,19 @@ public struct ColourProfile: Sendable, Hashable {
     /// Checks `iccData` and reads its colour space.
     ///
     /// - Throws: ``ImageError/invalidColourProfile(message:)`` saying what is wrong.
+    /// The profile's description (its `desc` tag: "Display P3", "sRGB IEC61966-2.1"), or `nil`
+    /// when it has none; printable ASCII only.
+    public var description: String? {
+        var buffer = [CChar](repeating: 0, count: 256)
+        let found = bytes.withUnsafeBufferPointer { icc in
+            hoard_icc_description(icc.baseAddress, icc.count, &buffer, buffer.count)
+        }
+        guard found == 1 else { return nil }
+        let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let printable = String(text.unicodeScalars.filter { (0x20..<0x7F).contains($0.value) })
+        return printable.isEmpty ? nil : printable
+    }
+
     public init(iccData: Data) throws(ImageError) {
         let bytes = [UInt8](iccData)
         let (space, isSRGB, message) = Self.inspected(bytes)
