@@ -72,6 +72,13 @@ extension Image {
         return NativeDecoder.forFormat(format).uprightSize(of: data)
     }
 
+    /// The EXIF (or AVIF) orientation `data`'s header names (``Orientation/up`` when it names
+    /// none), read without decoding pixels; `nil` when `data` is not an image whose header can be read.
+    package static func orientation(of data: Data) -> Orientation? {
+        guard let format = ImageFormat(sniffing: data) else { return nil }
+        return NativeDecoder.forFormat(format).header(of: data)?.orientation
+    }
+
     /// Makes a thumbnail from encoded bytes in one call: decode-time downscaling first (JPEG, still
     /// WebP, opaque GIF) as far as `options`' ``DecodingOptions/decodeScale`` allows, then a
     /// resampling filter down to the box.

@@ -148,11 +148,16 @@ struct NativeDecoder: Sendable {
     /// The size `data` shows once turned upright, read from its header alone (no pixels are
     /// decoded); `nil` when the header cannot be read.
     func uprightSize(of data: Data) -> (width: Int, height: Int)? {
+        header(of: data).map { $0.orientation.swapsDimensions ? ($0.height, $0.width) : ($0.width, $0.height) }
+    }
+
+    /// The size the header declares, as stored, and the orientation that turns it upright.
+    func header(of data: Data) -> (width: Int, height: Int, orientation: Image.Orientation)? {
         var options = hoard_decode_options()
         options.scale_denominator = 1
         var info = hoard_image_info()
         var result = hoard_codec_result()
-        return data.withUnsafeBytes { raw -> (width: Int, height: Int)? in
+        return data.withUnsafeBytes { raw -> (width: Int, height: Int, orientation: Image.Orientation)? in
             let bytes = raw.bindMemory(to: UInt8.self)
             guard let base = bytes.baseAddress, !bytes.isEmpty,
                 let decoder = create(base, bytes.count, &options, &info, &result)
@@ -160,7 +165,7 @@ struct NativeDecoder: Sendable {
             defer { destroy(decoder) }
             let width = Int(info.declared_width > 0 ? info.declared_width : info.width)
             let height = Int(info.declared_height > 0 ? info.declared_height : info.height)
-            return orientation(decoder).swapsDimensions ? (height, width) : (width, height)
+            return (width, height, orientation(decoder))
         }
     }
 

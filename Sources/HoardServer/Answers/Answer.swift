@@ -28,7 +28,10 @@ struct Answer: Sendable {
             if let entityTag { fields[.eTag] = entityTag }
             fields[.cacheControl] = cacheControl
             notModifiedFields = fields + [HTTPField(name: .contentLength, value: "0")]
-            fields[.contentType] = ImageFormat(sniffing: bytes)?.mediaType ?? "application/octet-stream"
+            // Images by their bytes; `/info`'s JSON (the only other thing answered) by its brace.
+            fields[.contentType] =
+                ImageFormat(sniffing: bytes)?.mediaType
+                ?? (bytes.first == UInt8(ascii: "{") ? "application/json" : "application/octet-stream")
             fields[.xContentTypeOptions] = "nosniff"
             fields[.contentLength] = String(bytes.count)
             self.fields = fields

@@ -99,6 +99,10 @@ public final class ImageServer: Sendable {
         return ConditionalRequest(ifNoneMatch: request.headerFields[.ifNoneMatch]).response(with: image)
     }
 
+    /// The path that asks for a source's facts (``SourceInfo``) instead of an image:
+    /// `/info/<signature>/<source>`, signed as an image path is (the part after the signature).
+    static let infoPrefix = "/info"
+
     /// The answer to an image request when it is known without suspending (see
     /// ``cachedImage(for:accept:)``), made as ``imageResponse(to:path:query:)`` makes it: for the
     /// connection's ``CachedAnswerHandler``. `nil` for anything else (a miss, a query, a bad
@@ -111,8 +115,15 @@ public final class ImageServer: Sendable {
     /// The image for a path: authenticated, parsed, its source checked, then from the server's
     /// memory, the cache, or made.
     func image(for path: String, accept: String?) async throws -> Answer {
-        let accepted = try configuration.authenticate(path, accept: accept)
-        let resolved = try flow.resolve(path, accepting: accepted)
+        let resolved: VariantFlow.Resolved
+        if path.hasPrefix(Self.infoPrefix + "/") {
+            let rest = String(path.dropFirst(Self.infoPrefix.count))
+            _ = try configuration.authenticate(rest, accept: nil)
+            resolved = try flow.resolveInfo(rest)
+        } else {
+            let accepted = try configuration.authenticate(path, accept: accept)
+            resolved = try flow.resolve(path, accepting: accepted)
+        }
         let key = resolved.variant.cacheKey
         if let answer = remembered(key, variesByAccept: resolved.variesByAccept) { return answer }
         let entry = try await resolved.make()

@@ -1,4 +1,5 @@
 import Foundation
+import Hoard
 import HoardImage
 
 /// One output of one source: its cache key and how it is made.
@@ -10,6 +11,16 @@ import HoardImage
 /// of one rendering (`w:300/h:200/fit:fill` and `rs:fill-down:300:200`, `w:256/dpr:2` and
 /// `w:512`) share a variant.
 struct Variant: Sendable {
+    /// What is made from the source.
+    enum Product: Sendable {
+        /// An image, encoded as the key's format says.
+        case image
+        /// The source's `/info`: its facts and ThumbHash as JSON (``SourceInfo``).
+        case info
+    }
+
+    /// What is made from the source.
+    let product: Product
     /// The tool's key for the box's longer side.
     let thumbnailKey: ThumbnailKey
     /// The key the bytes are cached under.
@@ -24,6 +35,7 @@ struct Variant: Sendable {
         fingerprint: ThumbnailKey.FileFingerprint?
     ) throws(ServeError) {
         self.options = options
+        product = .image
         do {
             thumbnailKey = try ThumbnailKey(
                 source: sourceName, fingerprint: fingerprint,
@@ -34,6 +46,24 @@ struct Variant: Sendable {
         }
         cacheKey = Self.isToolThumbnail(options) ? thumbnailKey.key : thumbnailKey.key + " " + Self.renderingKey(options)
     }
+
+    /// The `/info` of the source named `sourceName`: cached under the key of its 100 px PNG
+    /// thumbnail (what the ThumbHash is made from) and `info=v1`.
+    init(infoOf sourceName: String, fingerprint: ThumbnailKey.FileFingerprint?) throws(ServeError) {
+        product = .info
+        options = ProcessingOptions(width: SourceInfo.hashBox)
+        do {
+            thumbnailKey = try ThumbnailKey(
+                source: sourceName, fingerprint: fingerprint, size: SourceInfo.hashBox, format: .png,
+                quality: ThumbnailKey.defaultQuality)
+        } catch {
+            throw .badOptions("\(error)")
+        }
+        cacheKey = thumbnailKey.key + " info=v1"
+    }
+
+    /// The type the cache stores the bytes as: an image, or the info's JSON as data.
+    var storedType: any Cachable.Type { product == .image ? Image.self : Data.self }
 
     /// Whether `options` ask for what `hoard thumbnails --size` makes: a square fit, nothing else.
     static func isToolThumbnail(_ options: ProcessingOptions) -> Bool {
@@ -110,6 +140,7 @@ struct Variant: Sendable {
         }
         do {
             var started = ContinuousClock.now
+            if product == .info { return try SourceInfo(of: original, maximumPixels: maximumPixels).json() }
             let (image, warnings) = try render(original, maximumPixels: maximumPixels)
             record(.decode, ContinuousClock.now - started)
             // A cut-short image decodes partly: never served, or cached, as if whole.

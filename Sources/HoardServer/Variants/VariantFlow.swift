@@ -98,7 +98,7 @@ final class VariantFlow: Sendable {
     func cachedEntry(of variant: Variant) -> CacheEntry<Data>? {
         guard originalCache.isCurrentInMemory(identifier: variant.thumbnailKey.source, thumbnailKey: variant.cacheKey)
         else { return nil }
-        return hoard.firstDiskEncodedEntry(Image.self, forKey: variant.cacheKey)
+        return hoard.firstDiskEncodedEntry(variant.storedType, forKey: variant.cacheKey)
     }
 
     /// A path parsed, its source checked, and its variant for a client that takes `accepting`,
@@ -143,6 +143,31 @@ final class VariantFlow: Sendable {
         }
     }
 
+    /// The `/info` of the source a path names (the path after `/info`, its signature checked):
+    /// `/<signature>/<source>`, no options, its source checked as an image's is.
+    ///
+    /// - Throws: ``ServeError/badOptions(_:)`` for options or a malformed source, and what a source check throws.
+    func resolveInfo(_ path: String) throws -> Resolved {
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false)
+        if segments.count > 2, segments[2].contains(":"), segments[2] != "plain" {
+            throw ServeError.badOptions("/info takes no options")
+        }
+        let request = try ImagePath(parsing: path, style: configuration.urlStyle)
+        try configuration.sources.prefix(for: request.source)
+        switch request.source {
+        case .local(let components):
+            guard let local else { throw ServeError.sourceRefused("local files are not served (no --root)") }
+            let found = try local.find(components)
+            let variant = try Variant(
+                infoOf: ThumbnailKey.sourceName(ofFile: found.path), fingerprint: found.fingerprint)
+            return Resolved(
+                variant: variant, variesByAccept: false, make: { [self] in try await cached(variant) { try local.read(found) } })
+        case .remote(let url):
+            let variant = try Variant(infoOf: Self.sourceName(of: url), fingerprint: nil)
+            return Resolved(variant: variant, variesByAccept: false, make: origin(of: variant, url: url))
+        }
+    }
+
     /// Whether the options' `expires` time has passed.
     static func hasExpired(_ options: ProcessingOptions) -> Bool {
         guard let expires = options.expires else { return false }
@@ -162,7 +187,7 @@ final class VariantFlow: Sendable {
     private func cached(_ variant: Variant, load: @escaping @Sendable () async throws -> Data) async throws
         -> CacheEntry<Data>
     {
-        let entry = try await hoard.encodedEntry(Image.self, forKey: variant.cacheKey) { [self] in
+        let entry = try await hoard.encodedEntry(variant.storedType, forKey: variant.cacheKey) { [self] in
             try await decode(variant) {
                 let started = ContinuousClock.now
                 defer { metrics?.record(.origin, ContinuousClock.now - started) }
@@ -221,7 +246,7 @@ final class VariantFlow: Sendable {
         }
         metrics?.record(.origin, ContinuousClock.now - started)
         let make = renderer(variant)
-        let entry = try await hoard.encodedEntry(Image.self, forKey: variant.cacheKey) {
+        let entry = try await hoard.encodedEntry(variant.storedType, forKey: variant.cacheKey) {
             [originPlaces, metrics, originalCache] in
             do {
                 // Runs in the cache's single-flight task, on Swift's pool: reading, hashing and
