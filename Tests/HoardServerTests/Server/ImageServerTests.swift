@@ -147,16 +147,17 @@ struct ImageServerTests {
         }
     }
 
-    @Test("f:auto: WebP for a client that names it, else JPEG or PNG by alpha; Vary: Accept")
+    @Test("f:auto: AVIF for a client that names it, else WebP, else JPEG or PNG by alpha; Vary: Accept")
     func negotiation() async throws {
         let fixture = try Fixture()
         defer { fixture.directory.remove() }
         try await fixture.withServer(try fixture.configuration()) { client, _ throws in
             let chromium = "image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8"
             let cases: [(String, String?, String)] = [
-                ("local:///photo.jpg", chromium, "image/webp"), ("local:///photo.jpg", "*/*", "image/jpeg"),
-                ("local:///photo.jpg", nil, "image/jpeg"), ("local:///alpha.png", "image/png,*/*", "image/png"),
-                ("local:///alpha.png", chromium, "image/webp"), ("local:///photo.jpg", "image/webp;q=0", "image/jpeg"),
+                ("local:///photo.jpg", chromium, "image/avif"), ("local:///photo.jpg", "image/webp,*/*", "image/webp"),
+                ("local:///photo.jpg", "*/*", "image/jpeg"), ("local:///photo.jpg", nil, "image/jpeg"),
+                ("local:///alpha.png", "image/png,*/*", "image/png"), ("local:///alpha.png", chromium, "image/avif"),
+                ("local:///alpha.png", "image/webp", "image/webp"), ("local:///photo.jpg", "image/webp;q=0", "image/jpeg"),
             ]
             for (source, accept, type) in cases {
                 var headers = HTTPFields()
