@@ -14,20 +14,22 @@ struct ImgproxyOptionsTests {
         try ImagePath(parsing: text, presets: presets, style: style).options
     }
 
-    @Test("the documentation's example: a preset, rs:fill:300:400:0, and @png after a plain source")
+    @Test("the documentation's example: a preset, rs:fill:300:400:0, g:sm, and @png after a plain source")
     func documentedExample() throws {
         let presets = ["sharp": ["q:90"]]
-        let long = try Self.options("/sig/preset:sharp/resize:fill:300:400:0/plain/\(Self.source)@png", presets: presets)
-        let short = try Self.options("/sig/pr:sharp/rs:fill:300:400:0/\(Self.plain)@png", presets: presets)
+        let long = try Self.options(
+            "/sig/preset:sharp/resize:fill:300:400:0/gravity:sm/plain/\(Self.source)@png", presets: presets)
+        let short = try Self.options("/sig/pr:sharp/rs:fill:300:400:0/g:sm/\(Self.plain)@png", presets: presets)
         var expected = ProcessingOptions(width: 300, height: 400)
         expected.fit = .fill
+        expected.gravity = .smart
         expected.quality = 90
         expected.format = .png
         #expect(long == expected)
         #expect(short == expected)
         // The same URL with the source in Base64, split where the documentation splits it, then .png.
         let path = try ImagePath(
-            parsing: "/sig/pr:sharp/rs:fill:300:400:0/aHR0cDovL2V4YW1w/bGUuY29tL2ltYWdl/cy9jdXJpb3NpdHku/anBn.png",
+            parsing: "/sig/pr:sharp/rs:fill:300:400:0/g:sm/aHR0cDovL2V4YW1w/bGUuY29tL2ltYWdl/cy9jdXJpb3NpdHku/anBn.png",
             presets: presets, style: .imgproxy)
         #expect(path.options == expected)
         #expect(path.source == .remote(URL(string: Self.source)!))
