@@ -92,8 +92,9 @@ AREAS = {
         "`image_filter` decodes every photo at full size with libgd. Warm rows serve the same bytes: nginx "
         "reads static files (with `sendfile` in the 32-connection row, the fastest a server can hand out a "
         "file), Hoard answers from its memory tier or, with `--memory-limit 0`, its disk tier, checking each "
-        "record and the request's signature and conditional headers. The fleet row is two servers sharing a "
-        "Redis: each variant is decoded once for both.")),
+        "record and the request's signature and conditional headers. The fleet rows are two servers sharing a "
+        "Redis: each variant is decoded once for both. The AVIF rows have no peer (thumbor 7.8 writes no AVIF): "
+        "they compare AVIF variants, made in places of their own, with the JPEG ones of the same run.")),
 }
 
 

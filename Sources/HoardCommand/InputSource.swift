@@ -60,21 +60,24 @@ enum InputSource: Sendable, Hashable {
         }
     }
 
-    /// A file name for the thumbnail that is stable across runs and unique per input: the input's
-    /// name (made safe) and 16 hex digits of the SHA-256 of its ``identifier()``. The name is the
-    /// base name, or for a file found in a folder input its path below that folder with `-` for
-    /// `/` (`Next/contents/2560x1600.jpg` gives `Next-contents-2560x1600-<digest>.jpg`), so that
-    /// files of one base name in different subfolders are told apart at a glance.
+    /// The fields of this input's output names (see ``OutputNaming``): the input's name (made
+    /// safe) and 16 hex digits of the SHA-256 of its ``identifier()``. The name is the base name,
+    /// or for a file found in a folder input its path below that folder with `-` for `/`
+    /// (`Next/contents/2560x1600.jpg` gives `Next-contents-2560x1600`), so that files of one base
+    /// name in different subfolders are told apart at a glance.
     ///
     /// - Parameters:
     ///   - identifier: This input's ``identifier()``, which the caller has already made for the
     ///     cache key (it costs a `URL` for a file).
     ///   - folderPath: The file's path below the folder input it was found in, if it was.
+    ///   - box: The box as names spell it.
+    ///   - size: The thumbnail's width and height, when known.
     ///   - fileExtension: The thumbnail's format's extension.
     /// - Throws: ``InputError/unnamable(_:)`` when the system's SHA-256 fails.
-    func outputName(identifier: String, folderPath: String? = nil, extension fileExtension: String) throws(InputError)
-        -> String
-    {
+    func outputFields(
+        identifier: String, folderPath: String? = nil, box: String, size: (width: Int, height: Int)?,
+        extension fileExtension: String
+    ) throws(InputError) -> OutputNaming.Fields {
         let base: String
         switch self {
         case .remote(let url): base = url.deletingPathExtension().lastPathComponent
@@ -93,7 +96,9 @@ enum InputSource: Sendable, Hashable {
         guard let digest = SHA256.hexDigest(Array(identifier.utf8), byteCount: 8) else {
             throw .unnamable(identifier)
         }
-        return "\(safe.isEmpty || safe.hasPrefix(".") ? "image" : safe)-\(digest).\(fileExtension)"
+        return OutputNaming.Fields(
+            name: safe.isEmpty || safe.hasPrefix(".") ? "image" : safe, hash: digest, box: box, width: size?.width,
+            height: size?.height, ext: fileExtension)
     }
 
     /// The last path component without its extension, as `URL.deletingPathExtension()` gives it.

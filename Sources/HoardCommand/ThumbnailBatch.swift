@@ -1,6 +1,7 @@
 import Foundation
 import Hoard
 import HoardOriginals
+import HoardServer
 import HoardSystem
 
 /// Runs the pipeline over every input: cache lookup, download or read, decode with decode-time
@@ -26,6 +27,8 @@ struct ThumbnailBatch: Sendable {
     /// Whether results carry each thumbnail's width and height (`--json`), read from its header:
     /// a warm run otherwise opens no decoder.
     var reportsSizes = false
+    /// The output names this run has written, and for which input.
+    let claims = OutputClaims()
 
     private var originals: OriginalCache {
         OriginalCache(hoard: hoard, store: originalStore, downloader: downloader, policy: revalidation)
@@ -70,17 +73,17 @@ struct ThumbnailBatch: Sendable {
         do {
             let source = try source.get()
             let identifier = try source.identifier()
-            let key = try settings.thumbnailKey(for: source, identifier: identifier)
-            let original = try await checkOriginal(of: source, identifier: identifier, thumbnailKey: key, work: work)
+            let variant = try settings.variant(of: try settings.thumbnailKey(for: source, identifier: identifier))
+            let original = try await checkOriginal(of: source, identifier: identifier, key: variant.cacheKey, work: work)
             // A warm run decodes nothing: the stored JPEG or PNG is written out as it is. A miss runs
             // the fetch once per key, for every input of this run that needs it and, with a shared
             // tier, for every machine: the others wait for its thumbnail. Stored as an Image (the
             // bytes as encoded), so code reads it with retrieve(Image.self, ...).
             let thumbnail: (value: Data, source: CacheEntry<Data>.Source)
             do {
-                let entry = try await hoard.encodedEntry(Image.self, forKey: key.key) { [self] in
+                let entry = try await hoard.encodedEntry(Image.self, forKey: variant.cacheKey) { [self] in
                     try await makeThumbnail(
-                        key, of: source, identifier: identifier, original: original, decodeQueue: decodeQueue,
+                        variant, of: source, identifier: identifier, original: original, decodeQueue: decodeQueue,
                         work: work)
                 }
                 // A cache that cannot be written fails the input: the warm rerun it promises would not come.
@@ -90,12 +93,16 @@ struct ThumbnailBatch: Sendable {
                 thumbnail = (uncached.bytes, .fetch)
             }
             let format = ImageFormat(sniffing: thumbnail.value)
-            result.output = try write(
-                thumbnail.value,
-                name: source.outputName(
-                    identifier: identifier, folderPath: folderPath, extension: format?.fileExtension ?? "bin"))
-            let size = reportsSizes ? Image.uprightSize(of: thumbnail.value) : nil
-            result.thumbnail = (key.key, size?.width, size?.height, format?.description, thumbnail.value.count)
+            let size = reportsSizes || settings.naming.needsSize ? Image.uprightSize(of: thumbnail.value) : nil
+            let fields = try source.outputFields(
+                identifier: identifier, folderPath: folderPath, box: settings.spelledBox,
+                size: size.map { ($0.width, $0.height) }, extension: format?.fileExtension ?? "bin")
+            guard let name = settings.naming.name(fields) else {
+                throw RunFailure("--name \(settings.naming.template) makes no file name for this thumbnail")
+            }
+            try claims.claim(name, for: input)
+            result.output = try write(thumbnail.value, name: name)
+            result.thumbnail = (variant.cacheKey, size?.width, size?.height, format?.description, thumbnail.value.count)
             result.status = thumbnail.source == .fetch ? .made : .fromCache
             if Self.isShared(thumbnail.source) { result.remoteHits += 1 }
         } catch {
@@ -103,7 +110,7 @@ struct ThumbnailBatch: Sendable {
             let secrets = (try? source.get().secrets) ?? []
             result.status = .failed(URLCredentials.redacting(Self.reason(error), secrets: secrets))
             // An output an earlier run wrote is not this input's thumbnail any more.
-            if let source = try? source.get() { result.removedOutputs = removeOutputs(of: source, folderPath: folderPath) }
+            if let source = try? source.get() { result.removedOutputs = removeOutputs(of: source, input: input, folderPath: folderPath) }
         }
         let done = work.counts
         result.warnings = work.warnings
@@ -119,12 +126,12 @@ struct ThumbnailBatch: Sendable {
     /// and removes its thumbnail when that was made from an original that has changed since.
     ///
     /// - Returns: The original when the check downloaded it; `nil` for a local file.
-    private func checkOriginal(of source: InputSource, identifier: String, thumbnailKey key: ThumbnailKey, work: InputWork)
+    private func checkOriginal(of source: InputSource, identifier: String, key: String, work: InputWork)
         async throws -> OriginalCache.Original?
     {
         guard case .remote(let url) = source else { return nil }
-        let check = try await originals.check(url, identifier: identifier, thumbnailKey: key.key, work: work)
-        if !check.thumbnailIsCurrent { try await hoard.remove(forKey: key.key) }
+        let check = try await originals.check(url, identifier: identifier, thumbnailKey: key, work: work)
+        if !check.thumbnailIsCurrent { try await hoard.remove(forKey: key) }
         return check.original
     }
 
@@ -141,7 +148,7 @@ struct ThumbnailBatch: Sendable {
     ///
     /// - Parameter original: A URL's original when checking it has just downloaded it.
     private func makeThumbnail(
-        _ key: ThumbnailKey, of source: InputSource, identifier: String, original: OriginalCache.Original?,
+        _ variant: Variant, of source: InputSource, identifier: String, original: OriginalCache.Original?,
         decodeQueue: WorkQueue, work: InputWork
     ) async throws -> Data {
         switch source {
@@ -153,12 +160,12 @@ struct ThumbnailBatch: Sendable {
                 let option = if case .tooLarge = error.reason { " (--max-download-bytes)" } else { "" }
                 throw RunFailure("cannot read \(path): \(error)\(option)")
             }
-            let thumbnail = try await decodeQueue.run { try encodedThumbnail(key, from: original, work: work) }
+            let thumbnail = try await decodeQueue.run { try encodedThumbnail(variant, from: original, work: work) }
             if work.originalIsTruncated { throw UncachedThumbnail(bytes: thumbnail) }
             return thumbnail
         case .remote(let url):
             let make: @Sendable (Data) async throws -> Data = { [self] data in
-                try await decodeQueue.run { try encodedThumbnail(key, from: data, work: work) }
+                try await decodeQueue.run { try encodedThumbnail(variant, from: data, work: work) }
             }
             let used =
                 if let original { original } else {
@@ -166,26 +173,31 @@ struct ThumbnailBatch: Sendable {
                 }
             let thumbnail = if let made = work.thumbnail { made } else { try await make(used.bytes) }
             if work.originalIsTruncated { throw UncachedThumbnail(bytes: thumbnail) }
-            try await originals.recordThumbnail(key.key, madeFrom: used)
+            try await originals.recordThumbnail(variant.cacheKey, madeFrom: used)
             return thumbnail
         }
     }
 
     /// The thumbnail's bytes, made from `original`; the decoder's warnings go to `work`.
-    private func encodedThumbnail(_ key: ThumbnailKey, from original: Data, work: InputWork) throws -> Data {
-        let (image, warnings) = try key.thumbnailReportingWarnings(from: original, maximumPixelCount: maximumPixelCount)
+    private func encodedThumbnail(_ variant: Variant, from original: Data, work: InputWork) throws -> Data {
+        let (image, warnings) = try variant.rendering(from: original, maximumPixels: maximumPixelCount)
         work.addWarnings(warnings)
-        return try key.encoded(image)
+        return try variant.thumbnailKey.encoded(image)
     }
 
     /// Removes the outputs an earlier run wrote for `source`, in any format: when its thumbnail
-    /// cannot be made, they would pass for current ones.
+    /// cannot be made, they would pass for current ones. Only with names of its own (a `--name`
+    /// with `{hash}`), and never a name another input of this run wrote.
     ///
     /// - Returns: The paths removed.
-    private func removeOutputs(of source: InputSource, folderPath: String?) -> [String] {
-        guard let identifier = try? source.identifier() else { return [] }
+    private func removeOutputs(of source: InputSource, input: String, folderPath: String?) -> [String] {
+        guard settings.naming.isPerInput, let identifier = try? source.identifier() else { return [] }
         return ImageFormat.allCases.compactMap { format -> String? in
-            guard let name = try? source.outputName(identifier: identifier, folderPath: folderPath, extension: format.fileExtension)
+            guard
+                let fields = try? source.outputFields(
+                    identifier: identifier, folderPath: folderPath, box: settings.spelledBox, size: nil,
+                    extension: format.fileExtension),
+                let name = settings.naming.name(fields), !claims.isClaimed(name, byOtherThan: input)
             else { return nil }
             let path = outputPath(name)
             return OutputFile.removeStale(at: path) ? path : nil

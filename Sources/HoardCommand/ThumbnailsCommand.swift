@@ -45,9 +45,22 @@ struct ThumbnailsCommand: AsyncParsableCommand {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "The longest side of each thumbnail, in pixels, 1-1000000 (a JPEG is capped at 65500, a WebP at 16383).",
-            valueName: "PIXELS"))
-    var size: Int
+            "The box each thumbnail fits in, in pixels, 1-1000000: 256 (the longest side) or 256x128 (width by height). A JPEG is capped at 65500, a WebP at 16383.",
+            valueName: "PIXELS[xPIXELS]"))
+    var size: ThumbnailBox
+
+    @Option(name: .long, help: "fit (inside the box) or fill (cover it, then crop to it around --gravity).")
+    var fit: ThumbnailFit = .fit
+
+    @Option(name: .long, help: "What fill keeps: centre, north, south, east, west, ne, nw, se, sw, or smart (where the detail is).")
+    var gravity: ThumbnailGravity = .centre
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Output file names: {name} (the input's), {hash} (of the input), {box} (the --size, with -fill and the gravity), {width} and {height} (the thumbnail's), {ext}. Default: {name}-{hash}-{box}.{ext}.",
+            valueName: "TEMPLATE"))
+    var name = OutputNaming.defaultTemplate
 
     @Option(
         name: .long,
@@ -170,7 +183,11 @@ struct ThumbnailsCommand: AsyncParsableCommand {
     var fetchLeaseDuration: Double { min(timeout + Self.fetchLeaseMargin, Downloader.maximumTimeout) }
 
     func validate() throws {
-        try Self.check("--size", size, in: Limits.size, unit: "pixels")
+        if fit == .fit, gravity != .centre { throw ValidationError("--gravity applies to --fit fill only") }
+        guard OutputNaming(template: name) != nil else {
+            throw ValidationError(
+                "--name \(name) is not a file name template (placeholders {name} {hash} {box} {width} {height} {ext}; no /)")
+        }
         if let quality { try Self.check("--quality", quality, in: Limits.quality) }
         if let concurrency { try Self.check("--concurrency", concurrency, in: Limits.concurrency) }
         // A closed range of Double holds no NaN and no infinity.
@@ -226,7 +243,7 @@ struct ThumbnailsCommand: AsyncParsableCommand {
             logger: ToolLogHandler.logger())
         let cores = ProcessInfo.processInfo.activeProcessorCount
         let settings = ThumbnailSettings(
-            size: size, format: format, quality: effectiveQuality, filter: filter, colour: colour, decodeScale: decodeScale,
+            box: size, fit: fit, gravity: gravity, naming: OutputNaming(template: name)!, format: format, quality: effectiveQuality, filter: filter, colour: colour, decodeScale: decodeScale,
             outputPath: outputDirectory.path)
         let downloader = Downloader(
             timeout: timeout, maximumBytes: maxDownloadBytes, maximumRedirects: maxRedirects)

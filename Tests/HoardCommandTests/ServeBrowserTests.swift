@@ -18,7 +18,7 @@ struct ServeBrowserTests {
     /// there (docs/serve-browser.png is one).
     static let pink: (UInt8, UInt8, UInt8) = (255, 0, 255)
 
-    @Test("Chromium shows every image of a page, sent its own Accept and got WebP, and a reload revalidates with 304")
+    @Test("Chromium shows every image of a page, sent its own Accept and got AVIF, and a reload revalidates with 304")
     func page() async throws {
         let chromium = try #require(Chromium.path)
         let scratch = try TemporaryDirectory()
@@ -71,8 +71,8 @@ struct ServeBrowserTests {
             try await server.waitForError(containing: " GET", lines: boxes.count, timeLimit: .seconds(120)))
         let requests = firstLog.split(separator: "\n").filter { $0.contains(" GET") }
         #expect(requests.count == boxes.count, "\(requests)")
-        #expect(requests.allSatisfy { $0.contains("accept=image/") && $0.contains("image/webp") && $0.contains("status=200") })
-        #expect(requests.allSatisfy { $0.contains("type=image/webp") }, "Chromium's Accept names WebP: \(requests)")
+        #expect(requests.allSatisfy { $0.contains("accept=image/") && $0.contains("image/avif") && $0.contains("status=200") })
+        #expect(requests.allSatisfy { $0.contains("type=image/avif") }, "Chromium's Accept names AVIF first: \(requests)")
 
         // The same page again, with the same profile: every image revalidated, every answer a 304.
         try await Self.run(chromium, page: pagePath, screenshot: URL(fileURLWithPath: scratch.path + "/shot2.png", isDirectory: false), profile: scratch.url(for: "profile"))

@@ -222,7 +222,12 @@ struct ThumbnailsCommandTests {
             ["thumbnails", "x.jpg", "--size", "10", "--output", "o", "--quality", "101"],
             ["thumbnails", "--size", "10", "--output", "o"],
             ["thumbnails", "x.jpg", "--size", "10", "--output", "o", "--format", "gif"],
-            ["thumbnails", "x.jpg", "--size", "10", "--output", "o", "--format", "avif"],
+            ["thumbnails", "x.jpg", "--size", "10x", "--output", "o"],
+            ["thumbnails", "x.jpg", "--size", "10x0", "--output", "o"],
+            ["thumbnails", "x.jpg", "--size", "10", "--output", "o", "--gravity", "ne"],
+            ["thumbnails", "x.jpg", "--size", "10", "--output", "o", "--fit", "fill", "--gravity", "up"],
+            ["thumbnails", "x.jpg", "--size", "10", "--output", "o", "--name", "{name}/{ext}"],
+            ["thumbnails", "x.jpg", "--size", "10", "--output", "o", "--name", "{nme}.{ext}"],
             ["thumbnails", "x.jpg", "--size", "10", "--output", "o", "--format", "webp", "--quality", "0"],
             ["thumbnails", "x.jpg", "--size", "10", "--output", "o", "--filter", "bicubic"],
         ])

@@ -10,7 +10,7 @@ import HoardImage
 /// adds its geometry in output pixels to that key (``renderingKey(_:)``), so that two spellings
 /// of one rendering (`w:300/h:200/fit:fill` and `rs:fill-down:300:200`, `w:256/dpr:2` and
 /// `w:512`) share a variant.
-struct Variant: Sendable {
+package struct Variant: Sendable {
     /// What is made from the source.
     enum Product: Sendable {
         /// An image, encoded as the key's format says.
@@ -22,11 +22,11 @@ struct Variant: Sendable {
     /// What is made from the source.
     let product: Product
     /// The tool's key for the box's longer side.
-    let thumbnailKey: ThumbnailKey
+    package let thumbnailKey: ThumbnailKey
     /// The key the bytes are cached under.
-    let cacheKey: String
+    package let cacheKey: String
     /// What is asked of the source.
-    let options: ProcessingOptions
+    package let options: ProcessingOptions
 
     /// The variant of `options` for the source named `sourceName` (the tool's source name: the
     /// URL, or the `file://` URL of a local file with its fingerprint), encoded as `format`.
@@ -41,6 +41,24 @@ struct Variant: Sendable {
                 source: sourceName, fingerprint: fingerprint,
                 size: max(options.outputWidth, options.outputHeight, 1), format: format,
                 quality: options.quality ?? (format == .avif ? Image.defaultAVIFQuality : ThumbnailKey.defaultQuality))
+        } catch {
+            throw .badOptions("\(error)")
+        }
+        cacheKey = Self.isToolThumbnail(options) ? thumbnailKey.key : thumbnailKey.key + " " + Self.renderingKey(options)
+    }
+
+    /// The variant of `options` for the source, format, quality, filter, colour handling and decode
+    /// scale of `baseKey` (its size is replaced by the box's longer side): what `hoard thumbnails`
+    /// makes for a box, a fill or a gravity. A square fit box is `baseKey` itself.
+    package init(options: ProcessingOptions, baseKey: ThumbnailKey) throws(ServeError) {
+        self.options = options
+        product = .image
+        do {
+            thumbnailKey = try ThumbnailKey(
+                source: baseKey.source, fingerprint: baseKey.fingerprint,
+                size: max(options.outputWidth, options.outputHeight, 1), format: baseKey.format,
+                quality: baseKey.quality, filter: baseKey.filter, colour: baseKey.colour,
+                decodeScale: baseKey.decodeScale)
         } catch {
             throw .badOptions("\(error)")
         }
@@ -156,6 +174,12 @@ struct Variant: Sendable {
         } catch {
             throw .badImage("\(error)")
         }
+    }
+
+    /// The rendered image and the decoder's warnings (among them ``HoardImage/Image/truncationWarning``),
+    /// not yet encoded: for a caller that keeps the image of a cut-short source (the tool does).
+    package func rendering(from original: Data, maximumPixels: Int) throws -> (Image, [String]) {
+        try render(original, maximumPixels: maximumPixels)
     }
 
     private func render(_ original: Data, maximumPixels: Int) throws -> (Image, [String]) {
