@@ -108,3 +108,43 @@ SECTIONS = [Section(
     "thumbnails against a full-resolution Lanczos-3 thumbnail) and AVIF bytes are in its label; a row is met "
     f"at {TARGET}x the images per second with at most {BYTES_LIMIT}x the bytes.",
     images=True)]
+
+
+def measure_smart_crop(c):
+    """hoard thumbnails --size 256x256 --fit fill, --gravity smart against --gravity centre, one thread,
+    alternated rounds of one hyperfine call."""
+    folder = c.images / "batch_jpg"
+    count = len(list(folder.glob("*.jpg")))
+    out = RESULTS / "tmp" / "smart-crop"
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
+
+    def hoard(name, gravity):
+        return (f"{q(str(c.tools['hoard']))} thumbnails --size 256x256 --fit fill --gravity {gravity} --concurrency 1 "
+                f"--cache {q(str(out / (name + '-cache')))} --output {q(str(out / name))} {q(str(folder))}",
+                f"rm -rf {q(str(out / name))} {q(str(out / (name + '-cache')))}")
+
+    made = {"smart": hoard("smart", "smart"), "centre": hoard("centre", "centre")}
+    times = {name: [] for name in made}
+    for index in range(c.reps):
+        exported = out / f"hyperfine-{index}.json"
+        command = ["hyperfine", "-N", "--warmup", "1", "--runs", "1" if c.quick else "3", "--export-json", exported]
+        for cmd, prepare in made.values():
+            command += ["--prepare", prepare]
+        for name, (cmd, _) in made.items():
+            command += ["-n", name, cmd]
+        c.run(command, "smart-crop")
+        for result in json.loads(exported.read_text())["results"]:
+            times[result["command"]] += result["times"]
+    return [row("smart-crop", f"thumbnails, {count} JPEG files -> 256x256 fill, 1 thread: smart against centre",
+                "img/s", side("--gravity smart", [count / t for t in times["smart"]]),
+                side("--gravity centre", [count / t for t in times["centre"]]))]
+
+
+SECTIONS.append(Section(
+    "smart-crop", measure_smart_crop, frozenset({"hoard"}),
+    "What the smart gravity costs: `hoard thumbnails --size 256x256 --fit fill --gravity smart --concurrency 1` "
+    "against the same with `--gravity centre`, cold, the 60-file `batch_jpg`, alternated rounds of one hyperfine "
+    "call. The smart crop sums edge strength and saturation over the scaled image (a summed-area table) and "
+    "tries every window position.",
+    images=True))

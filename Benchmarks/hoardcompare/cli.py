@@ -43,7 +43,7 @@ from .tools import build, install_peers
 
 AREAS = [memory, disk, manager, diskscale, listing, codec, thumbnails, avif, colour, peak, redis, scaling, serve]
 # The sections by name, in the order of the table's "What each side does" list and of a run without --only.
-ORDER = ["memory", "disk", "manager", "disk-scale", "listing", "codec", "thumbnails", "thumbnail-inputs", "avif", "colour", "webp-decode", "peak",
+ORDER = ["memory", "disk", "manager", "disk-scale", "listing", "codec", "thumbnails", "thumbnail-inputs", "avif", "smart-crop", "colour", "webp-decode", "peak",
          "redis", "scaling", "serve"]
 SECTIONS = dict(sorted(((s.name, s) for area in AREAS for s in area.SECTIONS), key=lambda item: ORDER.index(item[0])))
 # The scripts and sources the sections run from $PEERS.

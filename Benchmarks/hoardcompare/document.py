@@ -67,6 +67,9 @@ AREAS = {
         "Both sides encode with libavif and libaom; Hoard at speed 8 (for images encoded while a client "
         "waits), Pillow at its default 6, which spends more time for a few percent fewer bytes. Read the speed "
         "beside the bytes and PSNR in each label: a row is met only with both.")),
+    "smart-crop": ("Smart crop", (
+        "The cost of choosing the crop by the image's detail instead of its centre, on the same fill; both "
+        "sides decode, resize and encode alike.")),
     "colour": ("Colour: Display P3 photos to sRGB", (
         "RGB matrix-shaper profiles (Display P3, Adobe RGB, most camera and phone profiles) convert through a "
         "direct path (input curves, one 3×3 matrix, output tables) that agrees with Little CMS within one level; "

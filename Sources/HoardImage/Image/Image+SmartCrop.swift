@@ -43,26 +43,39 @@ extension Image {
     /// The summed-area table of each pixel's detail, `(width + 1) × (height + 1)` entries, a row and
     /// a column of zeros first.
     private func detailSums() -> [Int64] {
-        let rgba = converted(to: .rgba8)
+        let channels = format.channelCount
+        let isColour = format.isColor
+        let alphaOffset = hasAlpha ? channels - 1 : -1
+        let count = width * height
+        var luma = [Int32](repeating: 0, count: count)
+        var extra = [Int32](repeating: 0, count: count)  // a quarter of the saturation
+        var coverage = [Int32](repeating: 255, count: count)
+        pixels.withUnsafeBufferPointer { pixels in
+            for index in 0..<count {
+                let base = index * channels
+                if isColour {
+                    let (red, green, blue) = (Int32(pixels[base]), Int32(pixels[base + 1]), Int32(pixels[base + 2]))
+                    luma[index] = (299 * red + 587 * green + 114 * blue) / 1000
+                    extra[index] = (max(red, green, blue) - min(red, green, blue)) / 4
+                } else {
+                    luma[index] = Int32(pixels[base])
+                }
+                if alphaOffset >= 0 { coverage[index] = Int32(pixels[base + alphaOffset]) }
+            }
+        }
         let stride = width + 1
         var sums = [Int64](repeating: 0, count: stride * (height + 1))
-        rgba.pixels.withUnsafeBufferPointer { pixels in
-            func luminance(_ x: Int, _ y: Int) -> Int {
-                let index = (y * width + x) * 4
-                return (299 * Int(pixels[index]) + 587 * Int(pixels[index + 1]) + 114 * Int(pixels[index + 2])) / 1000
-            }
-            for y in 0..<height {
-                var row: Int64 = 0
-                for x in 0..<width {
-                    let index = (y * width + x) * 4
-                    let across = abs(luminance(min(x + 1, width - 1), y) - luminance(max(x - 1, 0), y))
-                    let down = abs(luminance(x, min(y + 1, height - 1)) - luminance(x, max(y - 1, 0)))
-                    let (red, green, blue) = (Int(pixels[index]), Int(pixels[index + 1]), Int(pixels[index + 2]))
-                    let saturation = max(red, green, blue) - min(red, green, blue)
-                    let detail = (across + down + saturation / 4) * Int(pixels[index + 3]) / 255
-                    row += Int64(detail)
-                    sums[(y + 1) * stride + x + 1] = sums[y * stride + x + 1] + row
-                }
+        for y in 0..<height {
+            let row = y * width
+            let above = (y > 0 ? y - 1 : 0) * width
+            let below = (y + 1 < height ? y + 1 : y) * width
+            var running: Int64 = 0
+            for x in 0..<width {
+                let across = abs(luma[row + min(x + 1, width - 1)] - luma[row + max(x - 1, 0)])
+                let down = abs(luma[below + x] - luma[above + x])
+                let detail = (across + down + extra[row + x]) * coverage[row + x] / 255
+                running += Int64(detail)
+                sums[(y + 1) * stride + x + 1] = sums[y * stride + x + 1] + running
             }
         }
         return sums
