@@ -7,13 +7,15 @@ import Logging
 import NIOCore
 
 /// The image server as routes a Hummingbird application mounts: `GET <prefix>/health`,
-/// `GET <prefix>/ready`, `GET <prefix>/metrics` (with a registry) and
-/// `GET <prefix>/<signature>/<options>/<source>` (see ``ImagePath``).
+/// `GET <prefix>/ready`, `GET <prefix>/metrics` (with a registry),
+/// `GET <prefix>/<signature>/<options>/<source>` (see ``ImagePath``; imgproxy's URLs too) and
+/// `GET <prefix>/info/<signature>/<source>` (the source's size, format, profile and ThumbHash as JSON).
 ///
 /// A request is parsed, its signature checked, its source checked against the ``SourcePolicy``,
 /// then answered from the cache or made once: the original read or downloaded, decoded (at most
 /// ``ServerConfiguration/decodeConcurrency`` at once, ``ServerConfiguration/queueCapacity``
-/// waiting, 503 beyond), resized and encoded, stored under the same keys `hoard thumbnails` uses.
+/// waiting, 503 beyond; AVIF in places of its own), resized and encoded, stored under the same keys
+/// `hoard thumbnails` uses.
 /// One variant is made once per key in this process, and with a shared tier across machines.
 ///
 /// ```swift
