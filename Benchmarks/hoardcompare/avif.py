@@ -11,15 +11,27 @@ from .runner import PYTHON, RESULTS, Section
 
 q = shlex.quote
 QUALITY = 60
+PILLOW = "pillow>=13,<14"  # the peer the issue names: Pillow 13's own AVIF writer
 TARGET = 1.5
 BYTES_LIMIT = 1.2  # Hoard's bytes at most this times Pillow's
+
+
+def pillow_folder(c):
+    """A folder holding Pillow 13 (pip install --target, once), for the peer alone: the other
+    sections keep the machine's Pillow."""
+    target = RESULTS / "peers" / "pillow13"
+    if not (target / "PIL").is_dir():
+        target.mkdir(parents=True, exist_ok=True)
+        c.run([PYTHON, "-m", "pip", "install", "--quiet", "--target", target, PILLOW], "avif")
+    return target
 
 
 def commands(c, folder, out):
     """name -> (command, hyperfine --prepare command): hoard and Pillow at 1 thread and at N."""
     threads = os.cpu_count() or 1
     glob = f"{q(str(folder))}/*.jpg"
-    pillow = f"{PYTHON} {q(str(c.peers / 'pillow_avif.py'))} --draft"
+    pillow = (f"env PYTHONPATH={q(str(pillow_folder(c)))} {PYTHON} {q(str(c.peers / 'pillow_avif.py'))} "
+              "--draft")
 
     def hoard(name, concurrency):
         return (f"{q(str(c.tools['hoard']))} thumbnails --size 256 --format avif --quality {QUALITY} "
@@ -85,7 +97,7 @@ def measure_avif(c):
             continue
         hoard = fidelity.labelled(side(f"hoard --format avif, {threads} thread{'s' if threads > 1 else ''}",
                                        [count / t for t in times[f"hoard-{suffix}"]]), figures[f"hoard-{suffix}"])
-        pillow = fidelity.labelled(side(f"Pillow save(AVIF), {threads} process{'es' if threads > 1 else ''}",
+        pillow = fidelity.labelled(side(f"Pillow 13 save(AVIF), {threads} process{'es' if threads > 1 else ''}",
                                         [count / t for t in times[f"pillow-{suffix}"]]), figures[f"pillow-{suffix}"])
         byte_ratio = figures[f"hoard-{suffix}"]["bytes"] / figures[f"pillow-{suffix}"]["bytes"]
         made_row = row("avif", f"thumbnails, {count} JPEG files -> 256 px AVIF q{QUALITY}, {threads} "
@@ -102,7 +114,7 @@ SECTIONS = [Section(
     f"File to file, `hyperfine -N`, the 60-file `batch_jpg`, 256 px box, AVIF quality {QUALITY}: `hoard thumbnails "
     f"--format avif --quality {QUALITY} --concurrency N` (DCT scaling to twice the box, Lanczos-3, libavif with "
     "libaom at speed 8, one encoder thread; it also writes every thumbnail into its cache) against "
-    "`peers/pillow_avif.py --draft --procs N` (Pillow's `draft()` to the box, `thumbnail()`, then its own "
+    "`peers/pillow_avif.py --draft --procs N` with Pillow 13 (pip-installed into a folder of its own; Pillow's `draft()` to the box, `thumbnail()`, then its own "
     f"`save(..., \"AVIF\", quality={QUALITY}, max_threads=1)`, libavif at Pillow's default speed 6), for N = 1 and "
     "N = nproc, alternated in rounds of one hyperfine call. Each side's fidelity (PSNR of its decoded "
     "thumbnails against a full-resolution Lanczos-3 thumbnail) and AVIF bytes are in its label; a row is met "

@@ -38,7 +38,7 @@ struct ThumbnailKeyTests {
             try Self.setting("decode-scale", of: ThumbnailKey(source: "s", size: 1, decodeScale: $0))
         }
         #expect(scales == ["faithful", "fast"])
-        #expect(ThumbnailKey.Format.allCases.map(\.description) == ["auto", "jpeg", "png", "webp"])
+        #expect(ThumbnailKey.Format.allCases.map(\.description) == ["auto", "jpeg", "png", "webp", "avif"])
     }
 
     @Test("a local file: its file URL, size and modification time to the nanosecond")
@@ -166,7 +166,9 @@ struct ThumbnailKeyTests {
             try ThumbnailKey(source: "https://example.com/a.jpg", size: 256, format: $0).key
         }
         #expect(Set(keys).count == ThumbnailKey.Format.allCases.count)
-        #expect(keys.last == "thumbnail/v4 https://example.com/a.jpg size=256 format=webp quality=85 filter=lanczos3 colour=srgb decode-scale=faithful")
+        #expect(keys[3] == "thumbnail/v4 https://example.com/a.jpg size=256 format=webp quality=85 filter=lanczos3 colour=srgb decode-scale=faithful")
+        let avif = try ThumbnailKey(source: "s", size: 64, format: .avif).encoded(opaque)
+        #expect(keys[4].contains(" format=avif ") && ImageFormat(sniffing: avif) == .avif)
     }
 
     @Test("Hoard stores a thumbnail under its key as an Image entry, encoded as the key says, and reads it back")
