@@ -10,8 +10,9 @@ import statistics
 import numpy as np
 
 BOX = 256
-# NAME_I as each side names its output: hoard NAME_I-<hash>.jpg, Pillow NAME_I_thumb.jpg, vips NAME_I_t.jpg.
-OUTPUT_NAME = re.compile(r"^(?P<input>.+?_\d+)(?:-[0-9a-f]{16}|_thumb|_t)\.(?:jpg|png|webp)$")
+# NAME_I as each side names its output: hoard NAME_I-<hash>-<box>.jpg (NAME_I-<hash>.jpg before boxes were
+# named), Pillow NAME_I_thumb.jpg, vips NAME_I_t.jpg.
+OUTPUT_NAME = re.compile(r"^(?P<input>.+?_\d+)(?:-[0-9a-f]{16}(?:-[0-9x]+[a-z-]*)?|_thumb|_t)\.(?:jpg|png|webp)$")
 
 
 def reference(path, box=BOX):
