@@ -34,17 +34,16 @@ package struct Variant: Sendable {
         options: ProcessingOptions, format: ThumbnailKey.Format, sourceName: String,
         fingerprint: ThumbnailKey.FileFingerprint?
     ) throws(ServeError) {
-        self.options = options
-        product = .image
+        let baseKey: ThumbnailKey
         do {
-            thumbnailKey = try ThumbnailKey(
-                source: sourceName, fingerprint: fingerprint,
-                size: max(options.outputWidth, options.outputHeight, 1), format: format,
+            baseKey = try ThumbnailKey(
+                source: sourceName, fingerprint: fingerprint, size: max(options.outputWidth, options.outputHeight, 1),
+                format: format,
                 quality: options.quality ?? (format == .avif ? Image.defaultAVIFQuality : ThumbnailKey.defaultQuality))
         } catch {
             throw .badOptions("\(error)")
         }
-        cacheKey = Self.isToolThumbnail(options) ? thumbnailKey.key : thumbnailKey.key + " " + Self.renderingKey(options)
+        try self.init(options: options, baseKey: baseKey)
     }
 
     /// The variant of `options` for the source, format, quality, filter, colour handling and decode
