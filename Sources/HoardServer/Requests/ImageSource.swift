@@ -24,7 +24,8 @@ public enum ImageSource: Sendable, Hashable, CustomStringConvertible {
     ///   information, control characters or spaces (percent-encode them), a `local:` path that
     ///   does not start with `///`, a path component that is empty (`local:////a.jpg`, a
     ///   trailing `/`), `.` or `..`, or that decodes to one holding `/`, NUL or a control
-    ///   character, or more than ``maximumLength`` bytes.
+    ///   character, or more than ``maximumLength`` bytes (for a local source, also once its
+    ///   components are percent-encoded as ``description`` writes them).
     public init(parsing text: String) throws(ServeError) {
         guard !text.isEmpty, text.utf8.count <= Self.maximumLength else {
             throw .badOptions("the source must be 1 to \(Self.maximumLength) bytes")
@@ -35,6 +36,11 @@ public enum ImageSource: Sendable, Hashable, CustomStringConvertible {
         let lowered = text.lowercased()
         if lowered.hasPrefix("local:") {
             self = .local(try Self.localComponents(String(text.dropFirst("local:".count))))
+            // Its written form (``description``) encodes what the text may have left plain: it
+            // must fit the limit too, so that every accepted source reads back.
+            guard description.utf8.count <= Self.maximumLength else {
+                throw .badOptions("the source must be 1 to \(Self.maximumLength) bytes, percent-encoded")
+            }
             return
         }
         guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://"),

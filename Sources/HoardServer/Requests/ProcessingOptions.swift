@@ -1,5 +1,3 @@
-import HoardImage
-
 /// What a request asks of its source: the box, how the image meets it, the pixel ratio, the
 /// quality and the format.
 ///
@@ -130,6 +128,9 @@ public struct ProcessingOptions: Sendable, Hashable {
     public static let maximumSide = 8192
     /// The largest pixel ratio.
     public static let maximumPixelRatio = 4.0
+    /// The largest blur or sharpen sigma: the image module's limit (`Image.maximumFilterSigma`),
+    /// stated here so that the request model needs no image module.
+    public static let maximumSigma = 100.0
 
     /// The box's width in CSS pixels, up to ``maximumSide``; 0 for the width the height and the
     /// source's proportions give (the source's own when both are 0).
@@ -214,8 +215,8 @@ public struct ProcessingOptions: Sendable, Hashable {
         }
         if let cacheBuster, cacheBuster.utf8.count > 256 { throw .badOptions("cb: longer than 256 bytes") }
         for (name, sigma) in [("bl", blur), ("sh", sharpen)] {
-            if let sigma, !(sigma > 0 && sigma <= Image.maximumFilterSigma) {
-                throw .badOptions("\(name): \(sigma) is not a sigma above 0 and at most \(Int(Image.maximumFilterSigma))")
+            if let sigma, !(sigma > 0 && sigma <= Self.maximumSigma) {
+                throw .badOptions("\(name): \(sigma) is not a sigma above 0 and at most \(Int(Self.maximumSigma))")
             }
         }
         if let quality, !(1...100).contains(quality) {

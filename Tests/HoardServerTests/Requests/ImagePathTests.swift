@@ -30,6 +30,15 @@ struct ImagePathTests {
         }
     }
 
+    @Test("a local source that fits the limit as written but not percent-encoded is refused: every accepted source reads back")
+    func longLocalSource() throws {
+        let name = String(repeating: "é", count: 100)  // 200 bytes as text, 600 percent-encoded
+        let path = "local:///" + Array(repeating: name, count: 8).joined(separator: "/")  // 1,617 bytes; 4,817 encoded
+        #expect(throws: ServeError.self) { try ImageSource(parsing: path) }
+        let fits = try ImageSource(parsing: "local:///" + name)
+        #expect(try ImageSource(parsing: fits.description) == fits)
+    }
+
     @Test("no options: the source's own size (a box of 0 x 0), as imgproxy reads it")
     func noOptions() throws {
         let path = try ImagePath(parsing: "/s/" + Self.encoded)

@@ -88,6 +88,7 @@ struct VariantTests {
         #expect(throws: ServeError.self) {
             try Self.variant("/s/rs:fit:4000:4000:1/bl:100").make(from: Self.halves, maximumPixels: 1 << 26)
         }
+        #expect(ProcessingOptions.maximumSigma == Image.maximumFilterSigma, "the request model states the image module's limit")
     }
 
     @Test("crop before resize keeps the part it names")
