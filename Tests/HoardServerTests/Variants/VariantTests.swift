@@ -82,7 +82,7 @@ struct VariantTests {
         #expect(Int(Self.pixel(blurred, 18, 10)[2]) > Int(Self.pixel(plain, 18, 10)[2]) + 20)
         #expect(Self.pixel(blurred, 2, 10) == Self.pixel(plain, 2, 10))
         #expect(try Self.variant("/s/rs:force:40:20/bl:3").cacheKey != (try Self.variant("/s/rs:force:40:20").cacheKey))
-        // Sharpening overshoots: the red side's blue stays at 0, its red at 255, and the edge pixels move apart.
+        // Sharpening steepens the edge: the red of the two pixels either side of it moves apart, never closer.
         let contrast = { (image: Image) in abs(Int(Self.pixel(image, 19, 10)[0]) - Int(Self.pixel(image, 20, 10)[0])) }
         #expect(contrast(sharpened) >= contrast(plain))
         #expect(throws: ServeError.self) {
