@@ -64,6 +64,24 @@ def fidelity_of(folder, references):
     return measured
 
 
+def hyperfine_rounds(c, made, out, section, runs):
+    """c.reps rounds of one hyperfine call over every command of MADE (name -> (command, prepare)),
+    alternated, RUNS runs each per round; each command's times."""
+    times = {name: [] for name in made}
+    for index in range(c.reps):
+        exported = out / f"hyperfine-{index}.json"
+        command = ["hyperfine", "-N", "--warmup", "1", "--runs", "1" if c.quick else str(runs), "--export-json", exported]
+        for cmd, prepare in made.values():
+            command += ["--prepare", prepare]
+        for name, (cmd, _) in made.items():
+            command += ["-n", name, cmd]
+        c.run(command, section)
+        for result in json.loads(exported.read_text())["results"]:
+            times[result["command"]] += result["times"]
+        shutil.copy(exported, c.run.logs / f"{section}-{exported.name}")
+    return times
+
+
 def measure_avif(c):
     """Rounds of one hyperfine call over every command (alternated), then each side's fidelity."""
     folder = c.images / "batch_jpg"
@@ -72,18 +90,7 @@ def measure_avif(c):
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
     made = commands(c, folder, out)
-    times = {name: [] for name in made}
-    for index in range(c.reps):
-        exported = out / f"hyperfine-{index}.json"
-        command = ["hyperfine", "-N", "--warmup", "1", "--runs", "1" if c.quick else "2", "--export-json", exported]
-        for cmd, prepare in made.values():
-            command += ["--prepare", prepare]
-        for name, (cmd, _) in made.items():
-            command += ["-n", name, cmd]
-        c.run(command, "avif")
-        for result in json.loads(exported.read_text())["results"]:
-            times[result["command"]] += result["times"]
-        shutil.copy(exported, c.run.logs / exported.name)
+    times = hyperfine_rounds(c, made, out, "avif", 2)
     references = fidelity.References(folder)
     figures = {}
     for name in made:
@@ -137,17 +144,7 @@ def measure_smart_crop(c):
                 f"rm -rf {q(str(out / name))} {q(str(out / (name + '-cache')))}")
 
     made = {"smart": hoard("smart", "smart"), "centre": hoard("centre", "centre")}
-    times = {name: [] for name in made}
-    for index in range(c.reps):
-        exported = out / f"hyperfine-{index}.json"
-        command = ["hyperfine", "-N", "--warmup", "1", "--runs", "1" if c.quick else "3", "--export-json", exported]
-        for cmd, prepare in made.values():
-            command += ["--prepare", prepare]
-        for name, (cmd, _) in made.items():
-            command += ["-n", name, cmd]
-        c.run(command, "smart-crop")
-        for result in json.loads(exported.read_text())["results"]:
-            times[result["command"]] += result["times"]
+    times = hyperfine_rounds(c, made, out, "smart-crop", 3)
     return [row("smart-crop", f"thumbnails, {count} JPEG files -> 256x256 fill, 1 thread: smart against centre",
                 "img/s", side("--gravity smart", [count / t for t in times["smart"]]),
                 side("--gravity centre", [count / t for t in times["centre"]]))]

@@ -21,19 +21,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from hoardcompare.redis import free_port  # noqa: E402
-from hoardcompare.serve import WARM_BOX, WARM_CONNECTIONS, WRK_SCRIPT, nginx_config  # noqa: E402
+from hoardcompare.serve import WARM_BOX, WARM_CONNECTIONS, WRK_SCRIPT, nginx_config, wait_for  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parents[1] / ".results"
-
-
-def wait_for(url):
-    for _ in range(300):
-        try:
-            with urllib.request.urlopen(url, timeout=2):
-                return
-        except OSError:
-            time.sleep(0.1)
-    raise RuntimeError(f"{url} never answered")
 
 
 def wrk(base, paths_file, script, seconds):
